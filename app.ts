@@ -1,0 +1,70 @@
+import Fastify, { type FastifyServerOptions } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { Algorithm } from 'fast-jwt'
+import type { Config } from './config.js'
+import { authPlugin } from './plugins/auth.js'
+import { dbPlugin } from './plugins/db.js'
+import { errorsPlugin } from './plugins/errors.js'
+import { healthPlugin } from './plugins/health.js'
+import { identityPlugin } from './plugins/identity.js'
+import { openapiPlugin } from './plugins/openapi.js'
+import { storagePlugin } from './plugins/storage.js'
+import { authRoutes } from './routes/auth.js'
+import { filesRoutes } from './routes/files.js'
+import { healthRoutes } from './routes/health.js'
+import { authSchemas } from './schemas/auth.js'
+import { sharedSchemas } from './schemas/common.js'
+import { fileSchemas } from './schemas/files.js'
+import { healthSchemas } from './schemas/health.js'
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-amz-security-token"]',
+  'req.headers.cookie',
+  '*.refreshToken', '*.accessToken', '*.idToken', '*.key', '*.secretAccessKey', '*.sessionToken'
+]
+
+export interface BuildOptions {
+  /** Extra Fastify options, e.g. a logger stream for tests. */
+  fastify?: FastifyServerOptions
+}
+
+export async function buildApp (config: Config, { fastify = {} }: BuildOptions = {}) {
+  const app = Fastify({
+    logger: { level: config.LOG_LEVEL, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    ...fastify
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  for (const schema of [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas]) app.addSchema(schema)
+
+  await app.register(errorsPlugin)
+  await app.register(openapiPlugin, { apiKeyPrefix: config.API_KEY_PREFIX })
+  await app.register(dbPlugin, { url: config.DATABASE_URL })
+  await app.register(healthPlugin)
+  await app.register(storagePlugin, {
+    driver: config.STORAGE_DRIVER,
+    dir: config.STORAGE_DIR,
+    bucket: config.S3_BUCKET,
+    region: config.S3_REGION,
+    endpoint: config.S3_ENDPOINT,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    root: config.STORAGE_ROOT,
+    maxFileBytes: config.MAX_FILE_BYTES
+  })
+  await app.register(identityPlugin, {
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    jwksUrl: config.JWT_JWKS_URL,
+    algorithms: config.JWT_ALGORITHMS.split(',') as Algorithm[],
+    userClaim: config.JWT_USER_CLAIM,
+    orgClaim: config.JWT_ORG_CLAIM
+  })
+  await app.register(authPlugin)
+
+  await app.register(healthRoutes)
+  await app.register(authRoutes)
+  await app.register(filesRoutes)
+  return app
+}
+
+export type StowageApp = Awaited<ReturnType<typeof buildApp>>

@@ -1,0 +1,76 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+
+const Url = (description: string, options: { default?: string } = {}) =>
+  Type.String({ pattern: '^https?://[^\\s]+$', description, ...options })
+const Optional = <T extends TSchema>(schema: T) => Type.Optional(schema)
+
+export const ConfigSchema = Type.Object({
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  DATABASE_URL: Type.String({
+    pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
+    default: 'sqlite:./data/stowage.db',
+    description: 'sqlite:<path>, sqlite::memory: or postgres://…'
+  }),
+  STORAGE_DRIVER: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs', description: 'fs or s3' }),
+  STORAGE_DIR: Type.String({ minLength: 1, default: './data/objects' }),
+  S3_BUCKET: Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$', default: 'stowage' }),
+  S3_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: 'us-east-1' }),
+  S3_ENDPOINT: Optional(Url('endpoint of an S3-compatible store')),
+  S3_FORCE_PATH_STYLE: Type.Boolean({ default: false }),
+  STORAGE_ROOT: Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$', default: 'files' }),
+  MAX_FILE_BYTES: Type.Integer({ minimum: 1, maximum: 1024 * 1024 * 1024, default: 10485760 }),
+  JWT_ISSUER: Optional(Url('issuer of the identity provider')),
+  JWT_AUDIENCE: Optional(Type.String({ minLength: 1 })),
+  JWT_JWKS_URL: Optional(Url('JWKS URL of the identity provider')),
+  JWT_ALGORITHMS: Type.String({
+    pattern: '^(RS|PS|ES)(256|384|512)(,(RS|PS|ES)(256|384|512))*$',
+    default: 'RS256',
+    description: 'comma-separated asymmetric algorithms'
+  }),
+  JWT_USER_CLAIM: Type.String({ minLength: 1, default: 'sub' }),
+  JWT_ORG_CLAIM: Type.String({ minLength: 1, default: 'org_id' }),
+  OIDC_TOKEN_URL: Optional(Url('token endpoint of the identity provider')),
+  OIDC_CLIENT_ID: Optional(Type.String({ minLength: 1 })),
+  OIDC_CLIENT_SECRET: Optional(Type.String({ minLength: 1 })),
+  STS_ENDPOINT: Url('STS endpoint', { default: 'https://sts.amazonaws.com' }),
+  STS_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: 'us-east-1' }),
+  CREDENTIALS_ROLE_ARN: Optional(Type.String({ pattern: '^arn:aws[a-z-]*:iam::\\d{12}:role/.+$' })),
+  CREDENTIALS_TTL_SECONDS: Type.Integer({ minimum: 900, maximum: 43200, default: 3600 }),
+  API_KEY_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9]{0,15}$', default: 'stow' }),
+  API_KEY_BCRYPT_COST: Type.Integer({ minimum: 4, maximum: 15, default: 10 }),
+  AWS_AUTH_SERVER_ID: Optional(Type.String({ pattern: '^[\\x21-\\x7e]{1,128}$' })),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
+    { default: 'info', description: 'a pino level: fatal, error, warn, info, debug, trace or silent' }
+  )
+})
+
+export type Config = Static<typeof ConfigSchema>
+export type Env = Record<string, string | undefined>
+
+export class ConfigError extends Error {
+  constructor (readonly variable: string, message: string) {
+    super(`Invalid configuration: ${variable} ${message}`)
+    this.name = 'ConfigError'
+  }
+}
+
+/** Reads the variables of ConfigSchema from `env`; an empty variable counts as unset. */
+export function loadConfig (env: Env = {}): Config {
+  const raw: Record<string, unknown> = {}
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const value = env[name]
+    if (value !== undefined && value.trim() !== '') raw[name] = value.trim()
+  }
+  const converted = Value.Convert(ConfigSchema, Value.Default(ConfigSchema, raw))
+  const [first] = Value.Errors(ConfigSchema, converted)
+  if (first) {
+    const variable = first.path.replace(/^\//, '')
+    const schema = (ConfigSchema.properties as Record<string, TSchema>)[variable]
+    const expected = schema?.description ?? first.message.toLowerCase()
+    throw new ConfigError(variable, `must be ${expected} (got ${JSON.stringify(raw[variable])})`)
+  }
+  return converted as Config
+}

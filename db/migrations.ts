@@ -1,0 +1,54 @@
+import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely'
+
+// Frozen: a landed migration is never edited; changes come as a new, later-named migration.
+const migrations: Record<string, Migration> = {
+  '2026-11-21-organizations-and-api-keys': {
+    async up (db: Kysely<any>) {
+      await db.schema
+        .createTable('organizations')
+        .addColumn('id', 'varchar(64)', (col) => col.primaryKey())
+        .addColumn('name', 'varchar(200)', (col) => col.notNull())
+        .addColumn('aws_account_id', 'varchar(12)')
+        .addColumn('auth_mode', 'varchar(16)', (col) => col.notNull().defaultTo('platform'))
+        .addColumn('created_at', 'varchar(32)', (col) => col.notNull())
+        .execute()
+      await db.schema
+        .createIndex('organizations_aws_account_id')
+        .on('organizations')
+        .column('aws_account_id')
+        .execute()
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'varchar(16)', (col) => col.primaryKey())
+        .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+        .addColumn('org_id', 'varchar(128)')
+        .addColumn('name', 'varchar(200)', (col) => col.notNull())
+        .addColumn('start', 'varchar(40)', (col) => col.notNull())
+        .addColumn('key_hash', 'varchar(100)', (col) => col.notNull())
+        .addColumn('created_at', 'varchar(32)', (col) => col.notNull())
+        .addColumn('last_used_at', 'varchar(32)')
+        .addColumn('expires_at', 'varchar(32)')
+        .addColumn('revoked_at', 'varchar(32)')
+        .execute()
+      await db.schema.createIndex('api_keys_user_id').on('api_keys').column('user_id').execute()
+    },
+    async down (db: Kysely<any>) {
+      await db.schema.dropTable('api_keys').execute()
+      await db.schema.dropTable('organizations').execute()
+    }
+  }
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations }
+
+export async function migrateToLatest (db: Kysely<any>): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest()
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName
+    throw new Error(`database migration ${failed ?? ''} failed: ${(error as Error).message ?? error}`)
+  }
+}
+
+export async function ping (db: Kysely<any>): Promise<void> {
+  await sql`select 1`.execute(db)
+}

@@ -1,0 +1,33 @@
+import type { ColumnType, Selectable } from 'kysely'
+
+/** Timestamps are ISO 8601 UTC strings: portable across SQLite and PostgreSQL, and they sort as text. */
+type Timestamp = string
+
+export interface OrganizationsTable {
+  id: string
+  name: string
+  aws_account_id: string | null
+  auth_mode: 'platform' | 'aws-sso'
+  created_at: ColumnType<Timestamp, Timestamp, never>
+}
+
+export interface ApiKeysTable {
+  id: string
+  user_id: string
+  org_id: string | null
+  name: string
+  start: string
+  key_hash: string
+  created_at: ColumnType<Timestamp, Timestamp, never>
+  last_used_at: Timestamp | null
+  expires_at: Timestamp | null
+  revoked_at: Timestamp | null
+}
+
+export interface Database {
+  organizations: OrganizationsTable
+  api_keys: ApiKeysTable
+}
+
+export type Organization = Selectable<OrganizationsTable>
+export type ApiKeyRow = Selectable<ApiKeysTable>

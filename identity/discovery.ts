@@ -1,0 +1,17 @@
+import { fetchJson } from './http.js'
+
+export interface ProviderMetadata {
+  jwks_uri?: string
+  token_endpoint?: string
+}
+
+/** OpenID discovery on the configured issuer, fetched once; a failure is retried on the next call. */
+export function createDiscovery (issuer: string, timeoutMs?: number) {
+  let pending: Promise<ProviderMetadata> | undefined
+  const url = issuer.replace(/\/$/, '') + '/.well-known/openid-configuration'
+  return function discover (): Promise<ProviderMetadata> {
+    pending ??= fetchJson(url, {}, timeoutMs).then((body) => body as ProviderMetadata)
+    pending.catch(() => { pending = undefined })
+    return pending
+  }
+}

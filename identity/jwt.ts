@@ -1,0 +1,53 @@
+import { createVerifier, type Algorithm } from 'fast-jwt'
+import { createJwks } from './jwks.js'
+
+export interface JwtVerifierOptions {
+  issuer: string
+  audience?: string
+  /** Resolves the JWKS URL of the configured issuer. */
+  jwksUrl: () => Promise<string>
+  algorithms: Algorithm[]
+  userClaim: string
+  orgClaim: string
+  fetchTimeoutMs?: number
+  refetchIntervalMs?: number
+}
+
+export interface TokenClaims {
+  userId: unknown
+  orgId: unknown
+}
+
+export const CLOCK_TOLERANCE_MS = 60_000
+
+export function createJwtVerifier (options: JwtVerifierOptions) {
+  const jwks = createJwks({
+    jwksUrl: options.jwksUrl,
+    timeoutMs: options.fetchTimeoutMs,
+    refetchIntervalMs: options.refetchIntervalMs
+  })
+  const verifier = createVerifier({
+    // Only the configured issuer's key set is consulted; `jku`, `x5u` and the token's own `iss` are never followed.
+    key: async ({ header }: { header: Record<string, unknown> }) => {
+      if (typeof header.kid !== 'string') throw new Error('the token names no key')
+      return jwks.publicKey(header.kid, String(header.alg))
+    },
+    algorithms: options.algorithms,
+    allowedIss: options.issuer,
+    allowedAud: options.audience,
+    // fast-jwt accepts a token without `exp` unless it is required.
+    requiredClaims: ['exp', 'iss', ...(options.audience ? ['aud'] : [])],
+    clockTolerance: CLOCK_TOLERANCE_MS,
+    cache: 1000
+  })
+
+  return {
+    jwks,
+    async verify (token: string): Promise<TokenClaims> {
+      const payload = await verifier(token) as Record<string, unknown>
+      return { userId: payload[options.userClaim], orgId: payload[options.orgClaim] }
+    }
+  }
+}
+
+export type JwtVerifier = ReturnType<typeof createJwtVerifier>

@@ -1,0 +1,62 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { CALLER_SECURITY, errorResponses } from '../schemas/common.js'
+import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery } from '../schemas/files.js'
+
+// Base64 takes 4 characters for every 3 bytes; the rest is room for the JSON around it.
+const bodyLimitFor = (maxFileBytes: number) => Math.ceil(maxFileBytes / 3) * 4 + 64 * 1024
+
+export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // JSON only: anything else is 415, not a string that fails validation.
+  app.removeContentTypeParser(['text/plain'])
+  app.addHook('onRequest', app.authenticate)
+
+  app.get('/api/files', {
+    schema: {
+      operationId: 'listFiles',
+      tags: ['files'],
+      summary: 'List your files, 100 a page',
+      security: CALLER_SECURITY,
+      querystring: ListFilesQuery,
+      response: { 200: Type.Ref(FileList), ...errorResponses(400, 401) }
+    }
+  }, async (request) => app.files.list(request.userId, request.query))
+
+  app.get('/api/files/*', {
+    schema: {
+      operationId: 'getFile',
+      tags: ['files'],
+      summary: 'Read a file',
+      security: CALLER_SECURITY,
+      params: FilePathParams,
+      response: { 200: Type.Ref(FileContent), ...errorResponses(400, 401, 404) }
+    }
+  }, async (request) => app.files.get(request.userId, request.params['*']))
+
+  app.put('/api/files/*', {
+    bodyLimit: bodyLimitFor(app.files.maxFileBytes),
+    schema: {
+      operationId: 'putFile',
+      tags: ['files'],
+      summary: 'Create or replace a file',
+      security: CALLER_SECURITY,
+      params: FilePathParams,
+      body: Type.Ref(FileUpload),
+      response: { 200: Type.Ref(FileWritten), ...errorResponses(400, 401, 413, 415) }
+    }
+  }, async (request) => app.files.put(request.userId, request.params['*'], request.body))
+
+  app.delete('/api/files/*', {
+    schema: {
+      operationId: 'deleteFile',
+      tags: ['files'],
+      summary: 'Delete a file',
+      security: CALLER_SECURITY,
+      params: FilePathParams,
+      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 401, 404) }
+    }
+  }, async (request, reply) => {
+    await app.files.delete(request.userId, request.params['*'])
+    return reply.code(204).send(null)
+  })
+}

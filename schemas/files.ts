@@ -1,0 +1,53 @@
+import { Type, type Static } from '@sinclair/typebox'
+
+export const FilePathParams = Type.Object({
+  '*': Type.String({ description: 'Path of the file relative to your root, percent-encoded once; "/" separates folders' })
+})
+export type FilePathParams = Static<typeof FilePathParams>
+
+export const ListFilesQuery = Type.Object({
+  prefix: Type.Optional(Type.String({ description: 'Only files whose path starts with this' })),
+  continuationToken: Type.Optional(Type.String({ description: 'From the previous page' }))
+})
+export type ListFilesQuery = Static<typeof ListFilesQuery>
+
+export const FileEntry = Type.Object({
+  key: Type.String({ description: 'Path relative to your root' }),
+  size: Type.Integer({ description: 'Size in bytes' }),
+  lastModified: Type.String({ format: 'date-time' })
+}, { $id: 'FileEntry' })
+
+export const FileList = Type.Object({
+  files: Type.Array(Type.Ref(FileEntry), { maxItems: 100 }),
+  isTruncated: Type.Boolean(),
+  continuationToken: Type.Optional(Type.String({ description: 'Present exactly when isTruncated' }))
+}, { $id: 'FileList' })
+export type FileList = Static<typeof FileList>
+
+const mediaType = (options: { default?: string } = {}) => Type.String({
+  pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+( *;[ -~]*)?$',
+  maxLength: 255,
+  description: 'Media type, e.g. text/markdown',
+  ...options
+})
+
+export const FileContent = Type.Object({
+  content: Type.String({ description: 'The file, base64-encoded' }),
+  contentType: mediaType()
+}, { $id: 'FileContent' })
+export type FileContent = Static<typeof FileContent>
+
+export const FileUpload = Type.Object({
+  content: Type.String({ description: 'The file, standard base64 with padding' }),
+  contentType: Type.Optional(mediaType({ default: 'application/octet-stream' }))
+}, { $id: 'FileUpload' })
+export type FileUpload = Static<typeof FileUpload>
+
+export const FileWritten = Type.Object({
+  key: Type.String(),
+  size: Type.Integer(),
+  contentType: Type.String(),
+  lastModified: Type.String({ format: 'date-time' })
+}, { $id: 'FileWritten' })
+
+export const fileSchemas = [FileEntry, FileList, FileContent, FileUpload, FileWritten]

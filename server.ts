@@ -1,0 +1,33 @@
+import { buildApp } from './app.js'
+import { ConfigError, loadConfig } from './config.js'
+
+async function main () {
+  let config
+  try {
+    config = loadConfig(process.env)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    process.stderr.write(error.message + '\n')
+    process.exit(1)
+  }
+
+  const app = await buildApp(config)
+  let closing = false
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (closing) return
+      closing = true
+      app.log.info({ signal }, 'shutting down')
+      app.close().then(() => process.exit(0), (error) => {
+        app.log.error({ err: error }, 'shutdown failed')
+        process.exit(1)
+      })
+    })
+  }
+  await app.listen({ port: config.PORT, host: config.HOST })
+}
+
+main().catch((error) => {
+  process.stderr.write(`stowage failed to start: ${(error as Error).message}\n`)
+  process.exit(1)
+})

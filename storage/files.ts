@@ -1,0 +1,100 @@
+import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../plugins/errors.js'
+import type { ObjectStore } from './object-store.js'
+import {
+  checkFilePath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
+} from './paths.js'
+
+export const PAGE_SIZE = 100
+export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
+
+export interface FileServiceOptions {
+  store: ObjectStore
+  /** The `<root>` of `users/{userId}/<root>/{path}`. */
+  root: string
+  bucket: string
+  region: string
+  maxFileBytes: number
+}
+
+export interface FileUpload {
+  content: string
+  contentType?: string
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+// With padding, the unused low bits of the last data character must be zero for one canonical form.
+const CANONICAL_BEFORE_ONE_PAD = /[AEIMQUYcgkosw048]$/
+const CANONICAL_BEFORE_TWO_PADS = /[AQgw]$/
+
+function decodedLength (base64: string): number {
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0
+  return (base64.length / 4) * 3 - padding
+}
+
+function checkStrictBase64 (content: string) {
+  const unpadded = content.replace(/=+$/, '')
+  const padding = content.length - unpadded.length
+  const canonical = padding === 0 ||
+    (padding === 1 ? CANONICAL_BEFORE_ONE_PAD : CANONICAL_BEFORE_TWO_PADS).test(unpadded)
+  if (content.length % 4 !== 0 || !BASE64.test(content) || !canonical) {
+    throw new BadRequestError('content must be standard base64 with padding')
+  }
+}
+
+export function createFileService ({ store, root, bucket, region, maxFileBytes }: FileServiceOptions) {
+  function userPrefix (userId: string): string {
+    if (!isSafeSegment(userId)) throw new BadRequestError('the caller identity is not usable as a storage folder')
+    return `users/${userId}/${root}/`
+  }
+
+  const keyOf = (userId: string, path: string) => userPrefix(userId) + checkFilePath(path)
+
+  return {
+    maxFileBytes,
+    userPrefix,
+
+    location (userId: string) {
+      return { userId, bucket, region, prefix: userPrefix(userId) }
+    },
+
+    async list (userId: string, query: { prefix?: string, continuationToken?: string }) {
+      const base = userPrefix(userId)
+      const prefix = checkPrefix(query.prefix ?? '')
+      const startAfter = query.continuationToken === undefined
+        ? undefined
+        : base + decodeContinuationToken(query.continuationToken)
+      const page = await store.list(base + prefix, { startAfter, limit: PAGE_SIZE })
+      const files = page.objects.map((object) => ({
+        key: object.key.slice(base.length),
+        size: object.size,
+        lastModified: object.lastModified.toISOString()
+      }))
+      const last = files.at(-1)
+      return page.isTruncated && last
+        ? { files, isTruncated: true, continuationToken: encodeContinuationToken(last.key) }
+        : { files, isTruncated: false }
+    },
+
+    async get (userId: string, path: string) {
+      const object = await store.get(keyOf(userId, path))
+      if (!object) throw new NotFoundError(`file not found: ${path}`)
+      return { content: object.body.toString('base64'), contentType: object.contentType }
+    },
+
+    async put (userId: string, path: string, { content, contentType = DEFAULT_CONTENT_TYPE }: FileUpload) {
+      const key = keyOf(userId, path)
+      checkStrictBase64(content)
+      if (decodedLength(content) > maxFileBytes) {
+        throw new PayloadTooLargeError(`file is larger than ${maxFileBytes} bytes`)
+      }
+      const stored = await store.put(key, Buffer.from(content, 'base64'), contentType)
+      return { key: path, size: stored.size, contentType, lastModified: stored.lastModified.toISOString() }
+    },
+
+    async delete (userId: string, path: string) {
+      if (!(await store.delete(keyOf(userId, path)))) throw new NotFoundError(`file not found: ${path}`)
+    }
+  }
+}
+
+export type FileService = ReturnType<typeof createFileService>
