@@ -1,4 +1,4 @@
-import Fastify, { type FastifyServerOptions } from 'fastify'
+import Fastify from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Algorithm } from 'fast-jwt'
 import type { Config } from './config.js'
@@ -24,15 +24,16 @@ export const REDACTED_PATHS = [
   '*.refreshToken', '*.accessToken', '*.idToken', '*.key', '*.secretAccessKey', '*.sessionToken'
 ]
 
+export interface LogStream { write (line: string): void }
+
 export interface BuildOptions {
-  /** Extra Fastify options, e.g. a logger stream for tests. */
-  fastify?: FastifyServerOptions
+  /** Where logs go; standard output by default. */
+  logStream?: LogStream
 }
 
-export async function buildApp (config: Config, { fastify = {} }: BuildOptions = {}) {
+export async function buildApp (config: Config, { logStream }: BuildOptions = {}) {
   const app = Fastify({
-    logger: { level: config.LOG_LEVEL, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
-    ...fastify
+    logger: { level: config.LOG_LEVEL, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, stream: logStream }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   for (const schema of [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas]) app.addSchema(schema)

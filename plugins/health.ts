@@ -9,6 +9,7 @@ declare module 'fastify' {
 
 export interface HealthReport {
   status: 'ok' | 'unavailable'
+  error?: string
   checks: { database: 'ok' | 'failing' }
 }
 
@@ -28,7 +29,7 @@ export const healthPlugin = fp<HealthPluginOptions>(async (app, { timeoutMs = 20
       return { status: 'ok', checks: { database: 'ok' } }
     } catch (error) {
       app.log.warn({ err: error }, 'database health check failed')
-      return { status: 'unavailable', checks: { database: 'failing' } }
+      return { status: 'unavailable', error: 'the database is not answering', checks: { database: 'failing' } }
     } finally {
       clearTimeout(timer)
     }

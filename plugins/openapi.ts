@@ -6,6 +6,19 @@ export interface OpenApiPluginOptions {
   apiKeyPrefix?: string
 }
 
+type RouteSchema = { params?: { properties?: Record<string, unknown> } } & Record<string, unknown>
+
+/** Generated clients need a named parameter: `/api/files/*` is documented as `/api/files/{path}`. */
+function namePathWildcard ({ schema, url }: { schema: unknown, url: string }) {
+  const routeSchema = schema as RouteSchema | undefined
+  const wildcard = routeSchema?.params?.properties?.['*']
+  if (!url.endsWith('*') || !routeSchema || !wildcard) return { schema: routeSchema, url }
+  return {
+    url: url.slice(0, -1) + '{path}',
+    schema: { ...routeSchema, params: { type: 'object', properties: { path: wildcard }, required: ['path'] } }
+  }
+}
+
 /** Must be registered before the routes it documents. */
 export const openapiPlugin = fp<OpenApiPluginOptions>(async (app, { version = '0.1.0', apiKeyPrefix = 'stow' }) => {
   await app.register(fastifySwagger, {
@@ -35,6 +48,7 @@ export const openapiPlugin = fp<OpenApiPluginOptions>(async (app, { version = '0
         }
       }
     },
+    transform: namePathWildcard,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, index) => (json.$id as string) ?? `def-${index}` }
   })
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())

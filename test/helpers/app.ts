@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { buildApp, type StowageApp } from '../../app.js'
+import { buildApp, type LogStream, type StowageApp } from '../../app.js'
 import { loadConfig, type Config, type Env } from '../../config.js'
 import { createTestDatabase } from './db.js'
 import { TEST_AUDIENCE, type TestIdp } from './idp.js'
@@ -12,6 +12,7 @@ export interface TestAppOptions {
   s3?: S3Server
   idp?: TestIdp
   env?: Env
+  logStream?: LogStream
 }
 
 export interface TestApp {
@@ -25,7 +26,7 @@ process.env.AWS_ACCESS_KEY_ID ??= TEST_S3_CREDENTIALS.accessKeyId
 process.env.AWS_SECRET_ACCESS_KEY ??= TEST_S3_CREDENTIALS.secretAccessKey
 
 /** The real app on a fresh database and a fresh store, wired to the test peers it is given. */
-export async function buildTestApp ({ driver = 'fs', s3, idp, env = {} }: TestAppOptions = {}): Promise<TestApp> {
+export async function buildTestApp ({ driver = 'fs', s3, idp, env = {}, logStream }: TestAppOptions = {}): Promise<TestApp> {
   if (driver === 's3' && !s3) throw new Error('the s3 driver needs a test S3 server')
   const database = await createTestDatabase()
   const storageDir = await mkdtemp(join(tmpdir(), 'stowage-fs-'))
@@ -42,7 +43,7 @@ export async function buildTestApp ({ driver = 'fs', s3, idp, env = {} }: TestAp
     LOG_LEVEL: 'silent',
     ...env
   })
-  const app = await buildApp(config)
+  const app = await buildApp(config, { logStream })
   return {
     app,
     config,

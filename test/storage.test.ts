@@ -1,0 +1,107 @@
+import t from 'tap'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createFsStore } from '../storage/fs-store.js'
+import type { ObjectStore } from '../storage/object-store.js'
+import { createS3Store } from '../storage/s3-store.js'
+import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
+
+const s3 = await startS3Server()
+const fsDir = await mkdtemp(join(tmpdir(), 'stowage-contract-'))
+t.teardown(async () => { await s3.close(); await rm(fsDir, { recursive: true, force: true }) })
+
+const drivers: Record<string, () => ObjectStore> = {
+  fs: () => createFsStore(fsDir),
+  s3: () => createS3Store({
+    bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: TEST_S3_CREDENTIALS
+  })
+}
+
+// One contract, both drivers.
+for (const [name, create] of Object.entries(drivers)) {
+  t.test(`ObjectStore contract: ${name}`, async (t) => {
+    const store = create()
+    t.teardown(() => store.close?.())
+    const base = `contract/${name}/`
+
+    t.test('put returns the stored size and time; get returns body and content type', async (t) => {
+      const before = Date.now() - 2000
+      const info = await store.put(base + 'a.txt', Buffer.from('hello'), 'text/plain')
+      t.equal(info.size, 5)
+      t.ok(info.lastModified.getTime() >= before)
+      const object = await store.get(base + 'a.txt')
+      t.equal(object?.body.toString(), 'hello')
+      t.equal(object?.contentType, 'text/plain')
+      t.equal(object?.size, 5)
+    })
+
+    t.test('binary content is kept byte for byte', async (t) => {
+      const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i))
+      await store.put(base + 'bytes.bin', bytes, 'application/octet-stream')
+      t.same((await store.get(base + 'bytes.bin'))?.body, bytes)
+    })
+
+    t.test('head and get of a missing key are undefined', async (t) => {
+      t.equal(await store.head(base + 'missing'), undefined)
+      t.equal(await store.get(base + 'missing'), undefined)
+    })
+
+    t.test('delete reports whether there was an object', async (t) => {
+      await store.put(base + 'gone.txt', Buffer.from('x'), 'text/plain')
+      t.equal(await store.delete(base + 'gone.txt'), true)
+      t.equal(await store.head(base + 'gone.txt'), undefined)
+      t.equal(await store.delete(base + 'gone.txt'), false)
+    })
+
+    t.test('list pages in UTF-8 byte order, after startAfter, within the prefix', async (t) => {
+      const prefix = base + 'list/'
+      const names = ['b', 'a0', 'a/b', 'é', 'z', '📄', 'ÿ']
+      for (const key of names) await store.put(prefix + key, Buffer.from(key), 'text/plain')
+      await store.put(base + 'listing-outside', Buffer.from('x'), 'text/plain')
+      const expected = [...names].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)))
+
+      const first = await store.list(prefix, { limit: 3 })
+      t.same(first.objects.map((o) => o.key.slice(prefix.length)), expected.slice(0, 3))
+      t.equal(first.isTruncated, true)
+      const rest = await store.list(prefix, { limit: 100, startAfter: first.objects.at(-1)!.key })
+      t.same(rest.objects.map((o) => o.key.slice(prefix.length)), expected.slice(3))
+      t.equal(rest.isTruncated, false)
+      t.equal(rest.objects.find((o) => o.key.endsWith('📄'))?.size, Buffer.byteLength('📄'))
+
+      const partial = await store.list(prefix + 'a', { limit: 100 })
+      t.same(partial.objects.map((o) => o.key.slice(prefix.length)), ['a/b', 'a0'], 'a prefix may end inside a name')
+      t.same((await store.list(base + 'nothing-here/', { limit: 10 })).objects, [])
+    })
+
+    t.test('concurrent writes of one key leave one whole version', async (t) => {
+      const versions = ['a', 'b', 'c', 'd'].map((c) => Buffer.alloc(64 * 1024, c))
+      await Promise.all(versions.map((body) => store.put(base + 'race.bin', body, 'application/octet-stream')))
+      const body = (await store.get(base + 'race.bin'))!.body
+      t.ok(versions.some((version) => version.equals(body)))
+    })
+  })
+}
+
+t.test('fs driver: a reader never sees half a file, and deletes leave no empty folders', async (t) => {
+  const store = createFsStore(fsDir)
+  const big = Buffer.alloc(4 * 1024 * 1024, 'x')
+  const small = Buffer.from('small')
+  await store.put('atomic/file', small, 'text/plain')
+  const writes = store.put('atomic/file', big, 'text/plain')
+  const seen = new Set<number>()
+  for (let i = 0; i < 20; i++) seen.add((await store.get('atomic/file'))!.body.length)
+  await writes
+  seen.add((await store.get('atomic/file'))!.body.length)
+  t.same([...seen].filter((size) => size !== small.length && size !== big.length), [], 'only whole versions')
+
+  // s3rver orders `a/b` before `a-c`; S3 and the fs driver order by bytes, and '-' comes before '/'.
+  await store.put('order/a/b', small, 'text/plain')
+  await store.put('order/a-c', small, 'text/plain')
+  t.same((await store.list('order/', { limit: 10 })).objects.map((o) => o.key), ['order/a-c', 'order/a/b'])
+
+  await store.put('deep/er/still/file', small, 'text/plain')
+  await store.delete('deep/er/still/file')
+  t.notOk((await readdir(fsDir)).includes('deep.d'), 'empty parent folders are removed')
+  t.same(await readdir(join(fsDir, '.tmp')), [], 'no temporary file is left')
+})
