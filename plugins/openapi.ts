@@ -1,18 +1,17 @@
 import fastifySwagger from '@fastify/swagger'
 import fp from 'fastify-plugin'
+import type { FastifySchema } from 'fastify'
 
 export interface OpenApiPluginOptions {
   version?: string
   apiKeyPrefix?: string
 }
 
-type RouteSchema = { params?: { properties?: Record<string, unknown> } } & Record<string, unknown>
-
 /** Generated clients need a named parameter: `/api/files/*` is documented as `/api/files/{path}`. */
-function namePathWildcard ({ schema, url }: { schema: unknown, url: string }) {
-  const routeSchema = schema as RouteSchema | undefined
+function namePathWildcard ({ schema, url }: { schema: FastifySchema, url: string }) {
+  const routeSchema = schema as FastifySchema & { params?: { properties?: Record<string, unknown> } }
   const wildcard = routeSchema?.params?.properties?.['*']
-  if (!url.endsWith('*') || !routeSchema || !wildcard) return { schema: routeSchema, url }
+  if (!url.endsWith('*') || !wildcard) return { schema, url }
   return {
     url: url.slice(0, -1) + '{path}',
     schema: { ...routeSchema, params: { type: 'object', properties: { path: wildcard }, required: ['path'] } }
