@@ -1,0 +1,30 @@
+export { buildApp, REDACTED_PATHS, type BuildOptions, type LogStream, type StowageApp } from './app.js'
+export { ConfigError, ConfigSchema, loadConfig, type Config, type Env } from './config.js'
+
+export { authPlugin, acceptCaller, bearerToken, type AuthPluginOptions, type Authenticator, type Caller } from './plugins/auth.js'
+export { dbPlugin, type DbPluginOptions } from './plugins/db.js'
+export * from './plugins/errors.js'
+export { healthPlugin, type HealthPluginOptions, type HealthReport } from './plugins/health.js'
+export { createIdentityService, identityPlugin, type IdentityPluginOptions, type IdentityService } from './plugins/identity.js'
+export { openapiPlugin, type OpenApiPluginOptions } from './plugins/openapi.js'
+export { storagePlugin, type StoragePluginOptions } from './plugins/storage.js'
+
+export { authRoutes } from './routes/auth.js'
+export { filesRoutes } from './routes/files.js'
+export { healthRoutes } from './routes/health.js'
+
+export * from './schemas/auth.js'
+export * from './schemas/common.js'
+export * from './schemas/files.js'
+export * from './schemas/health.js'
+
+export { createDialect } from './db/dialect.js'
+export { migrateToLatest } from './db/migrations.js'
+export type { Database, Organization, ApiKeyRow } from './db/types.js'
+
+export { createFileService, type FileService } from './storage/files.js'
+export { createFsStore } from './storage/fs-store.js'
+export type { ObjectStore, ObjectInfo, StoredObject, ListPage, ListOptions } from './storage/object-store.js'
+export { createS3Store, type S3StoreOptions } from './storage/s3-store.js'
+export { createJwks } from './identity/jwks.js'
+export { createJwtVerifier, type JwtVerifier } from './identity/jwt.js'
