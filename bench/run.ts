@@ -12,29 +12,62 @@ import { startS3Server, TEST_S3_CREDENTIALS } from '../test/helpers/s3.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
+const WARMUP_SECONDS = Math.max(1, Math.round(SECONDS / 4))
 const here = fileURLToPath(new URL('.', import.meta.url))
 
 const children: ChildProcess[] = []
 const s3Env = { AWS_ACCESS_KEY_ID: TEST_S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: TEST_S3_CREDENTIALS.secretAccessKey }
 
-async function startNode (script: string, env: Record<string, string>, readyPattern?: RegExp): Promise<string> {
+function startNode (script: string, env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...s3Env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
   children.push(child)
-  const line = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! })
-    lines.on('line', (text) => { if (!readyPattern || readyPattern.test(text)) resolve(text) })
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)))
-  })
-  child.stdout!.resume()
-  return line
+  return child
 }
 
-async function measure (title: string, url: string, headers: Record<string, string> = {}) {
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS })
+function firstLine (child: ChildProcess): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`exited with ${code}`)))
+  })
+}
+
+async function waitUntilHealthy (base: string) {
+  for (let i = 0; i < 100; i++) {
+    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return
+    await sleep(100)
+  }
+  throw new Error('the service did not start')
+}
+
+interface Target { title: string, url: string, headers?: Record<string, string> }
+
+async function run (target: Target, duration: number) {
+  const result = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration })
   const failures = result.non2xx + result.errors + result.timeouts
-  console.log(`${title.padEnd(58)} ${result.requests.average.toFixed(0).padStart(7)} req/s  p99 ${String(result.latency.p99).padStart(4)} ms${failures ? `  (${failures} failed)` : ''}`)
-  if (failures) throw new Error(`${title}: ${failures} requests failed`)
-  return result.requests.average
+  if (failures) throw new Error(`${target.title}: ${failures} requests failed`)
+  return result
+}
+
+/**
+ * Requests/s of each target, measured in interleaved rounds after a warm-up, so that drift of the
+ * shared machine and of s3rver (the first load on it runs cold) falls on every target alike.
+ */
+async function measure (targets: Target[], rounds = 3): Promise<number[]> {
+  for (const target of targets) await run(target, WARMUP_SECONDS)
+  const totals = targets.map(() => ({ requests: 0, seconds: 0, p99: 0 }))
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, target] of targets.entries()) {
+      const result = await run(target, Math.max(1, Math.round(SECONDS / rounds)))
+      totals[i].requests += result.requests.total
+      totals[i].seconds += result.duration
+      totals[i].p99 = Math.max(totals[i].p99, result.latency.p99)
+    }
+  }
+  return targets.map((target, i) => {
+    const perSecond = totals[i].requests / totals[i].seconds
+    console.log(`${target.title.padEnd(58)} ${perSecond.toFixed(0).padStart(7)} req/s  p99 ${String(totals[i].p99).padStart(4)} ms`)
+    return perSecond
+  })
 }
 
 const ratio = (name: string, value: number, budget?: string) =>
@@ -46,7 +79,7 @@ async function main () {
   const dataDir = await mkdtemp(join(tmpdir(), 'stowage-bench-'))
   try {
     const port = 3900 + Math.floor(Math.random() * 90)
-    await startNode(join(here, '..', 'server.js'), {
+    startNode(join(here, '..', 'server.js'), {
       PORT: String(port),
       DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
       STORAGE_DRIVER: 's3',
@@ -56,15 +89,17 @@ async function main () {
       JWT_ISSUER: idp.issuer,
       JWT_AUDIENCE: TEST_AUDIENCE,
       LOG_LEVEL: 'warn'
-    }, /./).catch(() => undefined)
+    })
     const base = `http://127.0.0.1:${port}`
-    for (let i = 0; i < 50 && !(await fetch(`${base}/health`).then((r) => r.ok, () => false)); i++) await sleep(100)
+    await waitUntilHealthy(base)
 
     const jwt = { authorization: `Bearer ${idp.token({ sub: 'bench-user' }, { expiresIn: 3600 })}` }
     console.log(`Stowage benchmark: ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}\n`)
 
-    const health = await measure('GET /health', `${base}/health`)
-    const jwtCredentials = await measure('GET /api/auth/credentials (JWT)', `${base}/api/auth/credentials`, jwt)
+    const [health, jwtCredentials] = await measure([
+      { title: 'GET /health', url: `${base}/health` },
+      { title: 'GET /api/auth/credentials (JWT)', url: `${base}/api/auth/credentials`, headers: jwt }
+    ])
     ratio('JWT credentials / health', jwtCredentials / health, '>= 0.8')
 
     const file = Buffer.alloc(4096, 'stowage').toString('base64')
@@ -73,14 +108,16 @@ async function main () {
     })
     if (!put.ok) throw new Error(`PUT failed: ${put.status}`)
     const key = 'users/bench-user/files/bench/4k.bin'
-    const reference = JSON.parse(await startNode(join(here, 'reference-server.js'), {
+    const reference = JSON.parse(await firstLine(startNode(join(here, 'reference-server.js'), {
       S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket, OBJECT_KEY: key
-    })) as { port: number }
+    }))) as { port: number }
 
     console.log()
-    const stowageGet = await measure('GET /api/files/{path}, 4 KiB, s3 driver (JWT)', `${base}/api/files/bench/4k.bin`, jwt)
-    const referenceGet = await measure('reference: bare node GetObject + base64 JSON', `http://127.0.0.1:${reference.port}/`)
-    const directGet = await measure('direct GetObject from s3rver', `${s3.endpoint}/${s3.bucket}/${key}`)
+    const [stowageGet, referenceGet, directGet] = await measure([
+      { title: 'GET /api/files/{path}, 4 KiB, s3 driver (JWT)', url: `${base}/api/files/bench/4k.bin`, headers: jwt },
+      { title: 'reference: bare node GetObject + base64 JSON', url: `http://127.0.0.1:${reference.port}/` },
+      { title: 'direct GetObject from s3rver', url: `${s3.endpoint}/${s3.bucket}/${key}` }
+    ])
     ratio('file GET / reference server', stowageGet / referenceGet, '>= 0.8')
     ratio('file GET / direct GetObject', stowageGet / directGet, 'reported')
     ratio('reference server / direct GetObject', referenceGet / directGet, 'reported')
