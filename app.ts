@@ -7,15 +7,18 @@ import { dbPlugin } from './plugins/db.js'
 import { errorsPlugin } from './plugins/errors.js'
 import { healthPlugin } from './plugins/health.js'
 import { identityPlugin } from './plugins/identity.js'
+import { keysPlugin } from './plugins/keys.js'
 import { openapiPlugin } from './plugins/openapi.js'
 import { storagePlugin } from './plugins/storage.js'
 import { authRoutes } from './routes/auth.js'
 import { filesRoutes } from './routes/files.js'
 import { healthRoutes } from './routes/health.js'
+import { keysRoutes } from './routes/keys.js'
 import { authSchemas } from './schemas/auth.js'
 import { sharedSchemas } from './schemas/common.js'
 import { fileSchemas } from './schemas/files.js'
 import { healthSchemas } from './schemas/health.js'
+import { keySchemas } from './schemas/keys.js'
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -33,10 +36,12 @@ export interface BuildOptions {
 
 export async function buildApp (config: Config, { logStream }: BuildOptions = {}) {
   const app = Fastify({
-    logger: { level: config.LOG_LEVEL, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, stream: logStream }
+    logger: { level: config.LOG_LEVEL, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, stream: logStream },
+    // A number is not a name, and an unknown field is a mistake to report, not to drop silently.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  for (const schema of [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas]) app.addSchema(schema)
+  for (const schema of [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas]) app.addSchema(schema)
 
   await app.register(errorsPlugin)
   await app.register(openapiPlugin, { apiKeyPrefix: config.API_KEY_PREFIX })
@@ -60,11 +65,13 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     userClaim: config.JWT_USER_CLAIM,
     orgClaim: config.JWT_ORG_CLAIM
   })
+  await app.register(keysPlugin, { prefix: config.API_KEY_PREFIX, bcryptCost: config.API_KEY_BCRYPT_COST })
   await app.register(authPlugin)
 
   await app.register(healthRoutes)
   await app.register(authRoutes)
   await app.register(filesRoutes)
+  await app.register(keysRoutes)
   return app
 }
 

@@ -7,6 +7,10 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
+import bcrypt from 'bcrypt'
+import { performance } from 'node:perf_hooks'
+import { generateApiKey } from '../keys/api-key.js'
+import { measureKeyVerification } from './key-verification.js'
 import { startIdp, TEST_AUDIENCE } from '../test/helpers/idp.js'
 import { startS3Server, TEST_S3_CREDENTIALS } from '../test/helpers/s3.js'
 
@@ -39,11 +43,12 @@ async function waitUntilHealthy (base: string) {
   throw new Error('the service did not start')
 }
 
-interface Target { title: string, url: string, headers?: Record<string, string> }
+interface Target { title: string, url: string, headers?: Record<string, string>, expectStatus?: number }
 
 async function run (target: Target, duration: number) {
   const result = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration })
-  const failures = result.non2xx + result.errors + result.timeouts
+  const unexpected = target.expectStatus === 401 ? result.requests.total - result['4xx'] : result.non2xx
+  const failures = unexpected + result.errors + result.timeouts
   if (failures) throw new Error(`${target.title}: ${failures} requests failed`)
   return result
 }
@@ -68,6 +73,19 @@ async function measure (targets: Target[], rounds = 3): Promise<number[]> {
     console.log(`${target.title.padEnd(58)} ${perSecond.toFixed(0).padStart(7)} req/s  p99 ${String(totals[i].p99).padStart(4)} ms`)
     return perSecond
   })
+}
+
+async function meanLatency (target: Target) {
+  const result = await run(target, Math.max(2, Math.round(SECONDS / 2)))
+  console.log(`${target.title.padEnd(58)} ${result.latency.average.toFixed(2).padStart(7)} ms mean  ${result.requests.average.toFixed(0)} req/s`)
+  return result.latency.average
+}
+
+async function bcryptCompareMs () {
+  const hash = await bcrypt.hash('x', 10)
+  const started = performance.now()
+  for (let i = 0; i < 5; i++) await bcrypt.compare('y', hash)
+  return (performance.now() - started) / 5
 }
 
 const ratio = (name: string, value: number, budget?: string) =>
@@ -96,11 +114,29 @@ async function main () {
     const jwt = { authorization: `Bearer ${idp.token({ sub: 'bench-user' }, { expiresIn: 3600 })}` }
     console.log(`Stowage benchmark: ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}\n`)
 
-    const [health, jwtCredentials] = await measure([
+    const created = await fetch(`${base}/api/keys`, { method: 'POST', headers: { ...jwt, 'content-type': 'application/json' }, body: '{}' })
+    const apiKey = { authorization: `Bearer ${((await created.json()) as { key: string }).key}` }
+    const [health, jwtCredentials, keyCredentials] = await measure([
       { title: 'GET /health', url: `${base}/health` },
-      { title: 'GET /api/auth/credentials (JWT)', url: `${base}/api/auth/credentials`, headers: jwt }
+      { title: 'GET /api/auth/credentials (JWT)', url: `${base}/api/auth/credentials`, headers: jwt },
+      { title: 'GET /api/auth/credentials (API key)', url: `${base}/api/auth/credentials`, headers: apiKey }
     ])
     ratio('JWT credentials / health', jwtCredentials / health, '>= 0.8')
+    ratio('API-key credentials / health', keyCredentials / health, '>= 0.8')
+
+    console.log()
+    const unknownKey = await meanLatency({
+      title: 'unknown well-formed API key, bcrypt cost 10 (401)', url: `${base}/api/auth/credentials`,
+      headers: { authorization: `Bearer ${generateApiKey('stow').key}` }, expectStatus: 401
+    })
+    await meanLatency({
+      title: 'malformed API key (401)', url: `${base}/api/auth/credentials`,
+      headers: { authorization: 'Bearer stow_notakey' }, expectStatus: 401
+    })
+    console.log(`  one bcrypt compare at cost 10 on this machine: ${(await bcryptCompareMs()).toFixed(1)} ms; unknown key mean ${unknownKey.toFixed(2)} ms`)
+    const { one, many } = await measureKeyVerification()
+    console.log(`first use of a fresh key: ${one.toFixed(1)} ms with 1 key stored, ${many.toFixed(1)} ms with 10,000`)
+    ratio('first use with 10,000 keys / with 1 key', many / one, '<= 1.2')
 
     const file = Buffer.alloc(4096, 'stowage').toString('base64')
     const put = await fetch(`${base}/api/files/bench/4k.bin`, {

@@ -1,24 +1,37 @@
-export interface CliIo {
-  stdout: { write (text: string): unknown }
-  stderr: { write (text: string): unknown }
-  env: Record<string, string | undefined>
-}
+import { ConfigError } from '../config.js'
+import { ADMIN_HELP, runAdmin } from './admin.js'
+import { UsageError, type CliIo } from './io.js'
 
-export const HELP = `stowage — client and admin commands for a Stowage service
+export type { CliIo } from './io.js'
+
+export const HELP = `stowage — command-line client and admin tool of a Stowage service
 
 Usage:
-  stowage help                      this text
+  stowage help
+  stowage admin create-org --name N [--aws-account-id A] [--auth-mode platform|aws-sso]
+  stowage admin create-key --user U [--org O] [--name N]
 
-Client and admin commands arrive with the API key issue; see README.md.
-`
+${ADMIN_HELP}`
 
 /** Runs one command line; resolves to the exit code. */
 export async function runCli (argv: string[], io: CliIo): Promise<number> {
-  const [command] = argv
-  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-    io.stdout.write(HELP)
-    return 0
+  const [command, ...rest] = argv
+  try {
+    if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+      io.stdout.write(HELP)
+      return 0
+    }
+    if (command === 'admin') {
+      io.stdout.write(JSON.stringify(await runAdmin(rest, io), null, 2) + '\n')
+      return 0
+    }
+    throw new UsageError(`unknown command "${command}"; run "stowage help"`)
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof ConfigError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`stowage: ${(error as Error).message}\n`)
+      return 2
+    }
+    io.stderr.write(`stowage: ${(error as Error).message}\n`)
+    return 1
   }
-  io.stderr.write(`stowage: unknown command "${command}"; run "stowage help"\n`)
-  return 2
 }

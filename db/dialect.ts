@@ -23,5 +23,26 @@ export function createDialect (url: string): Dialect {
   database.pragma('journal_mode = WAL')
   database.pragma('busy_timeout = 5000')
   database.pragma('foreign_keys = ON')
-  return new SqliteDialect({ database })
+  return new SqliteDialect({ database: withStatementCache(database) })
+}
+
+const STATEMENT_CACHE_SIZE = 200
+
+/**
+ * Kysely prepares every query afresh, and preparing costs SQLite more than running an indexed
+ * lookup; the authentication path runs the same few statements on every request.
+ */
+function withStatementCache (database: SqliteDatabase.Database): SqliteDatabase.Database {
+  const statements = new Map<string, SqliteDatabase.Statement>()
+  const prepare = database.prepare.bind(database)
+  database.prepare = ((sql: string) => {
+    let statement = statements.get(sql)
+    if (!statement) {
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear()
+      statement = prepare(sql)
+      statements.set(sql, statement)
+    }
+    return statement
+  }) as typeof database.prepare
+  return database
 }

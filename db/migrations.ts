@@ -49,6 +49,10 @@ export async function migrateToLatest (db: Kysely<any>): Promise<void> {
   }
 }
 
+/**
+ * Reads a table, not just `select 1`: on SQLite that never opens the database file, so it would pass
+ * with the file gone or the schema missing.
+ */
 export async function ping (db: Kysely<any>): Promise<void> {
-  await sql`select 1`.execute(db)
+  await sql`select id from api_keys limit 1`.execute(db)
 }

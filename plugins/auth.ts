@@ -29,12 +29,16 @@ export function bearerToken (request: FastifyRequest): string | undefined {
   return BEARER.exec(request.headers.authorization ?? '')?.[1]
 }
 
+// Thrown whenever a method does not apply or fails: one instance, so that stepping along the chain
+// does not capture a stack trace per method per request.
+const REFUSED = new UnauthorizedError()
+
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 
 /** Checks a resolved identity before it is used as a storage folder and an owner. */
 export function acceptCaller (request: FastifyRequest, { userId, orgId }: { userId: unknown, orgId: unknown }) {
-  if (!isSafeSegment(userId)) throw new UnauthorizedError()
-  if (orgId !== undefined && orgId !== null && typeof orgId !== 'string') throw new UnauthorizedError()
+  if (!isSafeSegment(userId)) throw REFUSED
+  if (orgId !== undefined && orgId !== null && typeof orgId !== 'string') throw REFUSED
   request.userId = userId
   request.orgId = orgId ?? null
 }
@@ -44,15 +48,28 @@ function jwtAuthenticator (app: FastifyInstance): Authenticator | undefined {
   if (!jwt) return undefined
   return async (request) => {
     const token = bearerToken(request)
-    if (!token || !JWT_SHAPE.test(token)) throw new UnauthorizedError()
+    if (!token || !JWT_SHAPE.test(token)) throw REFUSED
     let claims
     try {
       claims = await jwt.verify(token)
     } catch (error) {
       request.log.debug({ reason: (error as Error).message }, 'JWT refused')
-      throw new UnauthorizedError()
+      throw REFUSED
     }
     acceptCaller(request, claims)
+  }
+}
+
+function apiKeyAuthenticator (app: FastifyInstance): Authenticator | undefined {
+  if (!app.hasDecorator('keys')) return undefined
+  const keys = app.keys
+  const keyStart = keys.prefix + '_'
+  return async (request) => {
+    const token = bearerToken(request)
+    if (!token?.startsWith(keyStart)) throw REFUSED
+    const caller = await keys.verify(token)
+    if (!caller) throw REFUSED
+    acceptCaller(request, caller)
   }
 }
 
@@ -66,8 +83,8 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   app.decorateRequest('userId', '')
   app.decorateRequest('orgId', null)
 
-  const chain = [jwtAuthenticator(app), ...(options.authenticators ?? [])]
+  const chain = [jwtAuthenticator(app), apiKeyAuthenticator(app), ...(options.authenticators ?? [])]
     .filter((method): method is Authenticator => method !== undefined)
-  const refuseAll: Authenticator = async () => { throw new UnauthorizedError() }
+  const refuseAll: Authenticator = async () => { throw REFUSED }
   app.decorate('authenticate', app.auth(chain.length > 0 ? chain : [refuseAll]))
 }, { name: 'stowage-auth', fastify: '5.x', dependencies: ['stowage-identity'] })

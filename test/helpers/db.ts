@@ -1,13 +1,20 @@
 import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import pg from 'pg'
 
 /**
- * SQLite in memory, or, when TEST_DATABASE_URL names a PostgreSQL server, a fresh database on it
- * that is dropped by `drop()`.
+ * SQLite (in memory, or in a file when another process must share it), or, when TEST_DATABASE_URL
+ * names a PostgreSQL server, a fresh database on it. `drop()` removes it.
  */
-export async function createTestDatabase (): Promise<{ url: string, drop (): Promise<void> }> {
+export async function createTestDatabase ({ shared = false } = {}): Promise<{ url: string, drop (): Promise<void> }> {
   const server = process.env.TEST_DATABASE_URL
-  if (!server) return { url: 'sqlite::memory:', drop: async () => {} }
+  if (!server && !shared) return { url: 'sqlite::memory:', drop: async () => {} }
+  if (!server) {
+    const dir = await mkdtemp(join(tmpdir(), 'stowage-db-'))
+    return { url: `sqlite:${join(dir, 'stowage.db')}`, drop: () => rm(dir, { recursive: true, force: true }) }
+  }
   const name = `stowage_test_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: server })
   await admin.connect()

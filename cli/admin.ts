@@ -1,0 +1,56 @@
+import { Kysely } from 'kysely'
+import { parseArgs } from 'node:util'
+import { loadConfig } from '../config.js'
+import { createApiKeyRepository } from '../db/api-keys.js'
+import { createDialect } from '../db/dialect.js'
+import { migrateToLatest } from '../db/migrations.js'
+import { createOrganizationRepository } from '../db/organizations.js'
+import type { Database } from '../db/types.js'
+import { createKeyService } from '../keys/service.js'
+import { isSafeSegment } from '../storage/paths.js'
+import { UsageError, type CliIo } from './io.js'
+
+export const ADMIN_HELP = `Admin commands work on DATABASE_URL directly and print JSON:
+  stowage admin create-org --name N [--aws-account-id A] [--auth-mode platform|aws-sso]
+  stowage admin create-key --user U [--org O] [--name N]
+`
+
+async function withDatabase<T> (io: CliIo, work: (db: Kysely<Database>, config: ReturnType<typeof loadConfig>) => Promise<T>) {
+  const config = loadConfig(io.env)
+  const db = new Kysely<Database>({ dialect: createDialect(config.DATABASE_URL) })
+  try {
+    await migrateToLatest(db)
+    return await work(db, config)
+  } finally {
+    await db.destroy()
+  }
+}
+
+async function createOrg (args: string[], io: CliIo) {
+  const { values } = parseArgs({
+    args, options: { name: { type: 'string' }, 'aws-account-id': { type: 'string' }, 'auth-mode': { type: 'string', default: 'platform' } }
+  })
+  const { name, 'aws-account-id': awsAccountId, 'auth-mode': authMode } = values
+  if (!name) throw new UsageError('create-org needs --name')
+  if (authMode !== 'platform' && authMode !== 'aws-sso') throw new UsageError('--auth-mode is platform or aws-sso')
+  if (awsAccountId !== undefined && !/^\d{12}$/.test(awsAccountId)) throw new UsageError('--aws-account-id is 12 digits')
+  if (authMode === 'aws-sso' && !awsAccountId) throw new UsageError('an aws-sso organization needs --aws-account-id')
+  const org = await withDatabase(io, (db) => createOrganizationRepository(db).create({ name, awsAccountId, authMode }))
+  return { id: org.id, name: org.name, awsAccountId: org.aws_account_id, authMode: org.auth_mode, createdAt: org.created_at }
+}
+
+async function createKey (args: string[], io: CliIo) {
+  const { values } = parseArgs({ args, options: { user: { type: 'string' }, org: { type: 'string' }, name: { type: 'string' } } })
+  if (!values.user) throw new UsageError('create-key needs --user')
+  if (!isSafeSegment(values.user)) throw new UsageError('--user must be a safe path segment (letters, digits, . _ @ | + = : ~ -)')
+  const { user, org, name } = values
+  return withDatabase(io, (db, config) => createKeyService({
+    repository: createApiKeyRepository(db), prefix: config.API_KEY_PREFIX, bcryptCost: config.API_KEY_BCRYPT_COST
+  }).create({ userId: user, orgId: org ?? null, name }))
+}
+
+export async function runAdmin ([command, ...args]: string[], io: CliIo) {
+  if (command === 'create-org') return createOrg(args, io)
+  if (command === 'create-key') return createKey(args, io)
+  throw new UsageError(command ? `unknown admin command "${command}"\n${ADMIN_HELP}` : ADMIN_HELP)
+}

@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { CALLER_SECURITY, errorResponses } from '../schemas/common.js'
+import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from '../schemas/keys.js'
+
+export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.removeContentTypeParser(['text/plain'])
+  app.addHook('onRequest', app.authenticate)
+
+  app.post('/api/keys', {
+    // A bare POST creates an unnamed key that never expires.
+    preValidation: async (request) => { request.body ??= {} },
+    schema: {
+      operationId: 'createKey',
+      tags: ['keys'],
+      summary: 'Create an API key; the key itself is in this answer only',
+      security: CALLER_SECURITY,
+      body: CreateKeyBody,
+      response: { 201: Type.Ref(CreatedKey), ...errorResponses(400, 401, 415) }
+    }
+  }, async (request, reply) => {
+    const created = await app.keys.create({ userId: request.userId, orgId: request.orgId, ...request.body })
+    return reply.code(201).send(created)
+  })
+
+  app.get('/api/keys', {
+    schema: {
+      operationId: 'listKeys',
+      tags: ['keys'],
+      summary: 'Your active keys, without their secrets',
+      security: CALLER_SECURITY,
+      response: { 200: Type.Ref(KeyList), ...errorResponses(401) }
+    }
+  }, async (request) => ({ keys: await app.keys.list(request.userId) }))
+
+  app.delete('/api/keys/:id', {
+    schema: {
+      operationId: 'revokeKey',
+      tags: ['keys'],
+      summary: 'Revoke one of your keys',
+      security: CALLER_SECURITY,
+      params: KeyIdParams,
+      response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(401, 404) }
+    }
+  }, async (request, reply) => {
+    await app.keys.revoke(request.userId, request.params.id)
+    return reply.code(204).send(null)
+  })
+}

@@ -1,0 +1,77 @@
+import t from 'tap'
+import { spawnSync } from 'node:child_process'
+import { runCli } from '../cli/index.js'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { createTestDatabase } from './helpers/db.js'
+
+async function cli (argv: string[], env: Record<string, string> = {}) {
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(argv, {
+    stdout: { write: (text: string) => { stdout += text } },
+    stderr: { write: (text: string) => { stderr += text } },
+    env: { API_KEY_BCRYPT_COST: '4', ...env }
+  })
+  return { code, stdout, stderr }
+}
+
+t.test('admin create-key gives a first key on a fresh database, no identity provider needed', async (t) => {
+  const database = await createTestDatabase({ shared: true })
+  t.teardown(database.drop)
+  const created = await cli(['admin', 'create-key', '--user', 'alice', '--org', 'acme', '--name', 'first'], { DATABASE_URL: database.url })
+  t.equal(created.code, 0, created.stderr)
+  const body = JSON.parse(created.stdout)
+  t.match(body, { key: /^stow_[0-9A-Za-z]{48}$/, name: 'first', expiresAt: null })
+
+  const { app, close } = await buildTestApp({ env: { DATABASE_URL: database.url } })
+  t.teardown(close)
+  const res = await app.inject({ url: '/api/auth/credentials', headers: bearer(body.key) })
+  t.equal(res.statusCode, 200)
+  t.equal(res.json().userId, 'alice')
+  const put = await app.inject({ method: 'PUT', url: '/api/files/hello.txt', headers: bearer(body.key), payload: { content: 'aGk=' } })
+  t.equal(put.statusCode, 200)
+})
+
+t.test('admin create-org records the organization and prints it', async (t) => {
+  const database = await createTestDatabase({ shared: true })
+  t.teardown(database.drop)
+  const created = await cli(['admin', 'create-org', '--name', 'Acme', '--aws-account-id', '123456789012', '--auth-mode', 'aws-sso'], { DATABASE_URL: database.url })
+  t.equal(created.code, 0, created.stderr)
+  const org = JSON.parse(created.stdout)
+  t.match(org, { id: /^[0-9a-f-]{36}$/, name: 'Acme', awsAccountId: '123456789012', authMode: 'aws-sso' })
+  const { app, close } = await buildTestApp({ env: { DATABASE_URL: database.url } })
+  t.teardown(close)
+  t.match(await app.db.selectFrom('organizations').selectAll().execute(), [{ id: org.id, auth_mode: 'aws-sso', aws_account_id: '123456789012' }])
+})
+
+t.test('command-line mistakes exit 2 with a message on stderr', async (t) => {
+  const env = { DATABASE_URL: 'sqlite::memory:' }
+  for (const argv of [
+    ['admin', 'create-key'],
+    ['admin', 'create-key', '--user', '../bob'],
+    ['admin', 'create-key', '--user', 'alice', '--bogus'],
+    ['admin', 'create-org'],
+    ['admin', 'create-org', '--name', 'A', '--auth-mode', 'root'],
+    ['admin', 'create-org', '--name', 'A', '--aws-account-id', '12345'],
+    ['admin', 'create-org', '--name', 'A', '--auth-mode', 'aws-sso'],
+    ['admin', 'drop-tables'],
+    ['frobnicate']
+  ]) {
+    const result = await cli(argv, env)
+    t.equal(result.code, 2, argv.join(' '))
+    t.match(result.stderr, /^stowage: /)
+    t.equal(result.stdout, '')
+  }
+  const badConfig = await cli(['admin', 'create-key', '--user', 'alice'], { DATABASE_URL: 'mysql://nope' })
+  t.equal(badConfig.code, 2)
+  t.match(badConfig.stderr, /DATABASE_URL/)
+})
+
+t.test('help prints usage and exits 0, also as a real process', async (t) => {
+  const help = await cli(['help'])
+  t.equal(help.code, 0)
+  t.match(help.stdout, /stowage admin create-key/)
+  const real = spawnSync(process.execPath, [...process.execArgv, 'cli/main.ts', '--help'], { encoding: 'utf8', timeout: 60_000 })
+  t.equal(real.status, 0)
+  t.match(real.stdout, /Usage:/)
+})
