@@ -63,7 +63,15 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     jwksUrl: config.JWT_JWKS_URL,
     algorithms: config.JWT_ALGORITHMS.split(',') as Algorithm[],
     userClaim: config.JWT_USER_CLAIM,
-    orgClaim: config.JWT_ORG_CLAIM
+    orgClaim: config.JWT_ORG_CLAIM,
+    tokenUrl: config.OIDC_TOKEN_URL,
+    clientId: config.OIDC_CLIENT_ID,
+    clientSecret: config.OIDC_CLIENT_SECRET,
+    stsEndpoint: config.STS_ENDPOINT,
+    stsRegion: config.STS_REGION,
+    credentialsRoleArn: config.CREDENTIALS_ROLE_ARN,
+    credentialsTtlSeconds: config.CREDENTIALS_TTL_SECONDS,
+    awsAuthServerId: config.AWS_AUTH_SERVER_ID
   })
   await app.register(keysPlugin, { prefix: config.API_KEY_PREFIX, bcryptCost: config.API_KEY_BCRYPT_COST })
   await app.register(authPlugin)

@@ -2,7 +2,7 @@ import fastifyAuth from '@fastify/auth'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import { isSafeSegment } from '../storage/paths.js'
-import { UnauthorizedError } from './errors.js'
+import { ServiceUnavailableError, UnauthorizedError } from './errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -73,6 +73,23 @@ function apiKeyAuthenticator (app: FastifyInstance): Authenticator | undefined {
   }
 }
 
+function awsAuthenticator (app: FastifyInstance): Authenticator | undefined {
+  const awsCaller = app.identity.awsCaller
+  if (!awsCaller) return undefined
+  return async (request) => {
+    if (!awsCaller.applies(request)) throw REFUSED
+    let caller
+    try {
+      caller = await awsCaller.verify(request)
+    } catch (error) {
+      if (error instanceof ServiceUnavailableError) throw error
+      request.log.debug({ reason: (error as Error).message }, 'AWS signature refused')
+      throw REFUSED
+    }
+    acceptCaller(request, caller)
+  }
+}
+
 export interface AuthPluginOptions {
   /** Further methods, tried in order after those built from the app's decorators. */
   authenticators?: Authenticator[]
@@ -83,7 +100,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   app.decorateRequest('userId', '')
   app.decorateRequest('orgId', null)
 
-  const chain = [jwtAuthenticator(app), apiKeyAuthenticator(app), ...(options.authenticators ?? [])]
+  const chain = [jwtAuthenticator(app), apiKeyAuthenticator(app), awsAuthenticator(app), ...(options.authenticators ?? [])]
     .filter((method): method is Authenticator => method !== undefined)
   const refuseAll: Authenticator = async () => { throw REFUSED }
   app.decorate('authenticate', app.auth(chain.length > 0 ? chain : [refuseAll]))

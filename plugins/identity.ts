@@ -1,7 +1,10 @@
 import fp from 'fastify-plugin'
 import type { Algorithm } from 'fast-jwt'
+import { createOrganizationRepository } from '../db/organizations.js'
+import { createAwsCallerVerifier, type AwsCallerVerifier } from '../identity/aws-caller.js'
 import { createDiscovery } from '../identity/discovery.js'
 import { createJwtVerifier, type JwtVerifier } from '../identity/jwt.js'
+import { createTokenRefresher, type TokenRefresher } from '../identity/refresh.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -20,24 +23,62 @@ export interface IdentityPluginOptions {
   orgClaim?: string
   upstreamTimeoutMs?: number
   jwksRefetchIntervalMs?: number
+  /** Else discovered from the issuer; with neither, refresh is off. */
+  tokenUrl?: string
+  clientId?: string
+  clientSecret?: string
+  stsEndpoint?: string
+  stsRegion?: string
+  /** Unset: refresh answers 503. */
+  credentialsRoleArn?: string
+  credentialsTtlSeconds?: number
+  /** Unset turns the AWS-signed caller identity method off. */
+  awsAuthServerId?: string
 }
 
 export interface IdentityService {
   /** Undefined when no issuer is configured. */
   jwt?: JwtVerifier
+  refresher: TokenRefresher
+  /** Undefined when no AWS_AUTH_SERVER_ID is configured. */
+  awsCaller?: AwsCallerVerifier
 }
 
-export function createIdentityService (options: IdentityPluginOptions): IdentityService {
+interface IdentityDependencies {
+  organizations: ReturnType<typeof createOrganizationRepository>
+  locate: (userId: string) => { bucket: string, prefix: string }
+}
+
+export function createIdentityService (options: IdentityPluginOptions, { organizations, locate }: IdentityDependencies): IdentityService {
   const { issuer } = options
-  if (!issuer) return {}
-  const discover = createDiscovery(issuer, options.upstreamTimeoutMs)
-  const jwksUrl = async () => {
-    if (options.jwksUrl) return options.jwksUrl
-    const { jwks_uri: discovered } = await discover()
-    if (typeof discovered !== 'string') throw new Error('the identity provider publishes no jwks_uri')
-    return discovered
+  const stsEndpoint = options.stsEndpoint ?? 'https://sts.amazonaws.com'
+  const discover = issuer ? createDiscovery(issuer, options.upstreamTimeoutMs) : undefined
+  const discovered = async (field: 'jwks_uri' | 'token_endpoint') => {
+    const value = discover ? (await discover())[field] : undefined
+    if (typeof value !== 'string') throw new Error(`the identity provider publishes no ${field}`)
+    return value
   }
+  const tokenUrl = options.tokenUrl
+  const refresher = createTokenRefresher({
+    tokenEndpoint: tokenUrl ? async () => tokenUrl : discover ? () => discovered('token_endpoint') : undefined,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    userClaim: options.userClaim ?? 'sub',
+    roleArn: options.credentialsRoleArn,
+    durationSeconds: options.credentialsTtlSeconds ?? 3600,
+    stsEndpoint,
+    stsRegion: options.stsRegion ?? 'us-east-1',
+    locate,
+    timeoutMs: options.upstreamTimeoutMs
+  })
+  const awsCaller = options.awsAuthServerId
+    ? createAwsCallerVerifier({ stsEndpoint, serverId: options.awsAuthServerId, organizations, timeoutMs: options.upstreamTimeoutMs })
+    : undefined
+  if (!issuer) return { refresher, awsCaller }
+  const jwksUrl = async () => options.jwksUrl ?? discovered('jwks_uri')
   return {
+    refresher,
+    awsCaller,
     jwt: createJwtVerifier({
       issuer,
       audience: options.audience,
@@ -52,5 +93,10 @@ export function createIdentityService (options: IdentityPluginOptions): Identity
 }
 
 export const identityPlugin = fp<IdentityPluginOptions>(async (app, options) => {
-  app.decorate('identity', createIdentityService(options))
-}, { name: 'stowage-identity', fastify: '5.x' })
+  const identity = createIdentityService(options, {
+    organizations: createOrganizationRepository(app.db),
+    locate: (userId) => app.files.location(userId)
+  })
+  app.decorate('identity', identity)
+  app.addHook('onClose', async () => { identity.refresher.close() })
+}, { name: 'stowage-identity', fastify: '5.x', dependencies: ['stowage-db', 'stowage-storage'] })

@@ -1,9 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { StorageLocation } from '../schemas/auth.js'
+import { RefreshBody, StorageLocation, TokenSet } from '../schemas/auth.js'
 import { CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.removeContentTypeParser(['text/plain'])
+
+  app.post('/api/auth/refresh', {
+    schema: {
+      operationId: 'refreshTokens',
+      tags: ['auth'],
+      summary: 'Fresh identity-provider tokens and temporary AWS credentials for your prefix',
+      description: 'Authenticated by the refresh token itself: no Authorization header.',
+      security: [],
+      body: RefreshBody,
+      response: { 200: Type.Ref(TokenSet), ...errorResponses(400, 401, 415, 502, 503) }
+    }
+  }, async (request) => app.identity.refresher.refresh(request.body.refreshToken))
+
   app.get('/api/auth/credentials', {
     onRequest: app.authenticate,
     schema: {

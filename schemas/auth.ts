@@ -8,4 +8,22 @@ export const StorageLocation = Type.Object({
 }, { $id: 'StorageLocation' })
 export type StorageLocation = Static<typeof StorageLocation>
 
-export const authSchemas = [StorageLocation]
+
+
+export const RefreshBody = Type.Object({
+  refreshToken: Type.String({ minLength: 1, maxLength: 8192, description: 'A refresh token of the identity provider' })
+}, { additionalProperties: false })
+export type RefreshBody = Static<typeof RefreshBody>
+
+export const TokenSet = Type.Object({
+  accessToken: Type.String(),
+  idToken: Type.String(),
+  refreshToken: Type.Optional(Type.String({ description: 'Present when the provider rotated the refresh token: keep this one' })),
+  credentials: Type.Object({
+    accessKeyId: Type.String(),
+    secretAccessKey: Type.String(),
+    sessionToken: Type.String(),
+    expiration: Type.String({ format: 'date-time', description: 'CREDENTIALS_TTL_SECONDS (1 hour) after issue' })
+  }, { description: 'Temporary AWS credentials, allowed S3 only under your own prefix' })
+}, { $id: 'TokenSet' })
+export const authSchemas = [StorageLocation, TokenSet]

@@ -1,0 +1,142 @@
+import t, { type Test } from 'tap'
+import { createServer } from 'node:net'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { startIdp } from './helpers/idp.js'
+import { startSts } from './helpers/sts.js'
+
+const idp = await startIdp()
+const sts = await startSts()
+t.teardown(async () => { await idp.close(); await sts.close() })
+
+const ROLE_ARN = 'arn:aws:iam::123456789012:role/stowage-users'
+
+/** A local port with nothing listening on it. */
+async function closedPortUrl () {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise((resolve) => server.close(resolve))
+  return `http://127.0.0.1:${port}`
+}
+
+async function setup (t: Test, env: Record<string, string | undefined> = {}) {
+  const test = await buildTestApp({
+    idp,
+    env: { STS_ENDPOINT: sts.endpoint, CREDENTIALS_ROLE_ARN: ROLE_ARN, OIDC_CLIENT_ID: 'stowage', OIDC_CLIENT_SECRET: 'client-secret', ...env }
+  })
+  t.teardown(test.close)
+  const refresh = (body: unknown, headers: Record<string, string> = {}) =>
+    test.app.inject({ method: 'POST', url: '/api/auth/refresh', headers, payload: body as object })
+  return { ...test, refresh }
+}
+
+t.test('refresh returns fresh tokens and credentials that expire one hour out', async (t) => {
+  const { app, refresh } = await setup(t)
+  const refreshToken = idp.addRefreshGrant({ userId: 'alice' })
+  const callsBefore = sts.state.calls.length
+  const res = await refresh({ refreshToken })
+  t.equal(res.statusCode, 200)
+  const body = res.json()
+  t.type(body.accessToken, 'string')
+  t.type(body.idToken, 'string')
+  t.match(body.credentials, { accessKeyId: /^ASIA/, secretAccessKey: String, sessionToken: String })
+  const lifetime = new Date(body.credentials.expiration).getTime() - Date.now()
+  t.ok(Math.abs(lifetime - 3600_000) < 60_000, `expires in ${Math.round(lifetime / 1000)} s`)
+
+  const tokenRequest = idp.state.tokenRequests.at(-1)!
+  t.match(tokenRequest, { grant_type: 'refresh_token', refresh_token: refreshToken })
+  const [call] = sts.state.calls.slice(callsBefore)
+  t.equal(call.action, 'AssumeRoleWithWebIdentity')
+  t.match(call.params, { RoleArn: ROLE_ARN, DurationSeconds: '3600', WebIdentityToken: body.idToken, RoleSessionName: 'stowage-alice' })
+
+  const policy = JSON.parse(call.params.Policy)
+  t.same(policy.Statement.map((s: { Resource: string }) => s.Resource), ['arn:aws:s3:::stowage/users/alice/files/*', 'arn:aws:s3:::stowage'])
+  t.same(policy.Statement[1], {
+    Effect: 'Allow', Action: 's3:ListBucket', Resource: 'arn:aws:s3:::stowage',
+    Condition: { StringLike: { 's3:prefix': ['users/alice/files/*'] } }
+  }, 'listing only under the user prefix')
+  t.ok(policy.Statement.every((s: { Effect: string, Action: string | string[] }) =>
+    s.Effect === 'Allow' && [s.Action].flat().every((a) => a.startsWith('s3:'))), 'S3 only')
+
+  t.equal((await app.inject({ url: '/api/auth/credentials', headers: bearer(body.accessToken) })).json().userId, 'alice',
+    'the new access token works')
+})
+
+t.test('CREDENTIALS_TTL_SECONDS sets the duration asked of STS', async (t) => {
+  const { refresh } = await setup(t, { CREDENTIALS_TTL_SECONDS: '900' })
+  const res = await refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })
+  t.equal(res.statusCode, 200)
+  t.equal(sts.state.calls.at(-1)!.params.DurationSeconds, '900')
+})
+
+t.test('a refused refresh token is 401', async (t) => {
+  const { refresh } = await setup(t)
+  const res = await refresh({ refreshToken: 'not-a-grant' })
+  t.equal(res.statusCode, 401)
+  t.same(res.json(), { error: 'Unauthorized' })
+})
+
+t.test('a malformed body is 400, a body that is not JSON 415', async (t) => {
+  const { refresh, app } = await setup(t)
+  for (const body of [{}, { refreshToken: '' }, { refreshToken: 5 }, { refreshToken: 'x', extra: 1 }, { refresh_token: 'x' }]) {
+    const res = await refresh(body)
+    t.equal(res.statusCode, 400, JSON.stringify(body))
+    t.type(res.json().error, 'string')
+  }
+  const broken = await app.inject({ method: 'POST', url: '/api/auth/refresh', headers: { 'content-type': 'application/json' }, payload: '{"refreshToken":' })
+  t.equal(broken.statusCode, 400)
+  const text = await app.inject({ method: 'POST', url: '/api/auth/refresh', headers: { 'content-type': 'text/plain' }, payload: 'token' })
+  t.equal(text.statusCode, 415)
+})
+
+t.test('an identity provider that fails or cannot be reached is 502, without internals', async (t) => {
+  const { refresh } = await setup(t)
+  idp.state.failTokenEndpoint = true
+  t.teardown(() => { idp.state.failTokenEndpoint = false })
+  const failing = await refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })
+  t.equal(failing.statusCode, 502)
+  t.match(failing.json(), { error: /identity provider/ })
+
+  const unreachable = await setup(t, { OIDC_TOKEN_URL: await closedPortUrl() })
+  const res = await unreachable.refresh({ refreshToken: 'anything' })
+  t.equal(res.statusCode, 502)
+  t.notMatch(res.body, /ECONNREFUSED|127\.0\.0\.1/)
+})
+
+t.test('an STS that refuses or cannot be reached is 502', async (t) => {
+  const { refresh } = await setup(t)
+  sts.state.failAssumeRole = true
+  const refused = await refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })
+  sts.state.failAssumeRole = false
+  t.equal(refused.statusCode, 502)
+  t.match(refused.json(), { error: /security token service/ })
+
+  const down = await setup(t, { STS_ENDPOINT: await closedPortUrl() })
+  const res = await down.refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })
+  t.equal(res.statusCode, 502)
+})
+
+t.test('without CREDENTIALS_ROLE_ARN refresh is 503: not configured', async (t) => {
+  const { refresh } = await setup(t, { CREDENTIALS_ROLE_ARN: undefined })
+  const res = await refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })
+  t.equal(res.statusCode, 503)
+  t.match(res.json(), { error: /not configured/ })
+})
+
+t.test('refresh tokens and issued secrets never reach the logs', async (t) => {
+  const lines: string[] = []
+  const { app, close } = await buildTestApp({
+    idp,
+    env: { STS_ENDPOINT: sts.endpoint, CREDENTIALS_ROLE_ARN: ROLE_ARN, LOG_LEVEL: 'trace' },
+    logStream: { write: (line) => { lines.push(line) } }
+  })
+  t.teardown(close)
+  const refreshToken = idp.addRefreshGrant({ userId: 'alice' })
+  const res = await app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken } })
+  t.equal(res.statusCode, 200)
+  const log = lines.join('')
+  t.ok(log.includes('/api/auth/refresh'))
+  t.notOk(log.includes(refreshToken), 'no refresh token')
+  t.notOk(log.includes(res.json().credentials.secretAccessKey), 'no secret key')
+  t.notOk(log.includes(res.json().credentials.sessionToken), 'no session token')
+})
