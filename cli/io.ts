@@ -1,5 +1,5 @@
 export interface CliIo {
-  stdout: { write (text: string): unknown }
+  stdout: { write (text: string | Uint8Array): unknown }
   stderr: { write (text: string): unknown }
   env: Record<string, string | undefined>
 }

@@ -1,0 +1,152 @@
+import { fromNodeProviderChain } from '@aws-sdk/credential-providers'
+import { readFile, writeFile } from 'node:fs/promises'
+import { extname } from 'node:path'
+import { parseArgs } from 'node:util'
+import { signCallerIdentity, type AwsCredentials } from '../identity/aws-signing.js'
+import { readSettings, writeSettings, type ClientSettings } from './config-file.js'
+import { UsageError, type CliIo } from './io.js'
+
+export interface AwsCredentialSource { (): Promise<AwsCredentials & { expiration?: Date }> }
+
+export class RequestFailed extends Error {}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.md': 'text/markdown', '.txt': 'text/plain', '.json': 'application/json', '.html': 'text/html', '.csv': 'text/csv',
+  '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.svg': 'image/svg+xml', '.pdf': 'application/pdf'
+}
+
+const encodePath = (path: string) => path.split('/').map(encodeURIComponent).join('/')
+
+async function authHeaders (settings: ClientSettings, awsCredentials: AwsCredentialSource): Promise<Record<string, string>> {
+  if (settings.mode === 'api-key') return { authorization: `Bearer ${settings.apiKey}` }
+  let credentials
+  try {
+    credentials = await awsCredentials()
+  } catch (error) {
+    throw new RequestFailed(`no AWS credentials (${(error as Error).message}); aws-sso mode never falls back to an API key`)
+  }
+  if (credentials.expiration && credentials.expiration.getTime() <= Date.now()) {
+    throw new RequestFailed('the AWS credentials have expired; renew them (e.g. aws sso login)')
+  }
+  return signCallerIdentity({ stsEndpoint: settings.stsEndpoint, region: settings.stsRegion, serverId: settings.serverId, credentials })
+}
+
+function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSource) {
+  return async function call (method: string, path: string, body?: unknown): Promise<any> {
+    const headers = await authHeaders(settings, awsCredentials)
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    let response: Response
+    try {
+      response = await fetch(new URL(path, settings.url), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+    } catch (error) {
+      throw new RequestFailed(`cannot reach ${settings.url}: ${(error as Error).message}`)
+    }
+    const text = await response.text()
+    const parsed = text ? JSON.parse(text) : undefined
+    if (!response.ok) throw new RequestFailed(`${response.status}: ${parsed?.error ?? response.statusText}`)
+    return parsed
+  }
+}
+
+function print (io: CliIo, json: boolean, value: unknown, text: string) {
+  io.stdout.write(json ? JSON.stringify(value, null, 2) + '\n' : text)
+}
+
+async function login (args: string[], io: CliIo, awsCredentials: AwsCredentialSource) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      url: { type: 'string' }, 'api-key': { type: 'string' }, 'aws-sso': { type: 'boolean' }, 'server-id': { type: 'string' },
+      'sts-region': { type: 'string', default: 'us-east-1' }, 'sts-endpoint': { type: 'string' }, json: { type: 'boolean' }
+    }
+  })
+  if (!values.url || !/^https?:\/\//.test(values.url)) throw new UsageError('login needs --url http(s)://…')
+  let settings: ClientSettings
+  if (values['aws-sso']) {
+    if (!values['server-id']) throw new UsageError('--aws-sso needs --server-id')
+    if (values['api-key']) throw new UsageError('--aws-sso and --api-key exclude each other')
+    const region = values['sts-region'] as string
+    settings = {
+      url: values.url, mode: 'aws-sso', serverId: values['server-id'], stsRegion: region,
+      stsEndpoint: values['sts-endpoint'] ?? 'https://sts.amazonaws.com'
+    }
+  } else {
+    if (!values['api-key']) throw new UsageError('login needs --api-key KEY, or --aws-sso --server-id ID')
+    settings = { url: values.url, mode: 'api-key', apiKey: values['api-key'] }
+  }
+  const whoami = await createApi(settings, awsCredentials)('GET', '/api/auth/credentials')
+  const path = await writeSettings(io.env, settings)
+  print(io, values.json === true, { ...whoami, config: path }, `Logged in to ${settings.url} as ${whoami.userId}; settings in ${path}\n`)
+}
+
+export async function runClient (command: string, args: string[], io: CliIo, awsCredentials: AwsCredentialSource = fromNodeProviderChain()) {
+  if (command === 'login') return login(args, io, awsCredentials)
+  const { values, positionals } = parseArgs({
+    args, allowPositionals: true,
+    options: { json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' } }
+  })
+  const json = values.json === true
+  const api = createApi(await readSettings(io.env), awsCredentials)
+  const [first, second] = positionals
+  const need = (value: string | undefined, usage: string) => {
+    if (!value) throw new UsageError(`usage: stowage ${usage}`)
+    return value
+  }
+
+  switch (command) {
+    case 'whoami': {
+      const me = await api('GET', '/api/auth/credentials')
+      return print(io, json, me, `${me.userId}\n${me.bucket} ${me.region} ${me.prefix}\n`)
+    }
+    case 'ls': {
+      const files = []
+      let token: string | undefined
+      do {
+        const query = new URLSearchParams({ ...(first ? { prefix: first } : {}), ...(token ? { continuationToken: token } : {}) })
+        const page = await api('GET', `/api/files?${query}`)
+        files.push(...page.files)
+        token = page.continuationToken
+      } while (token)
+      return print(io, json, { files }, files.map((f) => `${String(f.size).padStart(10)}  ${f.lastModified}  ${f.key}\n`).join(''))
+    }
+    case 'get': {
+      const file = await api('GET', `/api/files/${encodePath(need(first, 'get PATH [-o FILE]'))}`)
+      const bytes = Buffer.from(file.content, 'base64')
+      if (values.output) {
+        await writeFile(values.output, bytes)
+        return print(io, json, { path: first, output: values.output, size: bytes.length, contentType: file.contentType }, '')
+      }
+      return json ? print(io, true, file, '') : io.stdout.write(bytes)
+    }
+    case 'put': {
+      const local = need(first, 'put FILE PATH [--content-type T]')
+      const remote = need(second, 'put FILE PATH [--content-type T]')
+      const contentType = values['content-type'] ?? CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream'
+      const written = await api('PUT', `/api/files/${encodePath(remote)}`, { content: (await readFile(local)).toString('base64'), contentType })
+      return print(io, json, written, `${written.key} (${written.size} bytes, ${written.contentType})\n`)
+    }
+    case 'rm': {
+      const path = need(first, 'rm PATH')
+      await api('DELETE', `/api/files/${encodePath(path)}`)
+      return print(io, json, { deleted: path }, '')
+    }
+    case 'keys': {
+      if (first === 'create') {
+        const created = await api('POST', '/api/keys', values.name === undefined ? {} : { name: values.name })
+        return print(io, json, created, `${created.key}\nid ${created.id}; this is the only time the key is shown\n`)
+      }
+      if (first === 'ls') {
+        const { keys } = await api('GET', '/api/keys')
+        return print(io, json, { keys }, keys.map((k: Record<string, string | null>) =>
+          `${k.id}  ${k.start}…  ${k.name || '-'}  created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}  expires ${k.expiresAt ?? 'never'}\n`).join(''))
+      }
+      if (first === 'revoke') {
+        const id = need(second, 'keys revoke ID')
+        await api('DELETE', `/api/keys/${encodeURIComponent(id)}`)
+        return print(io, json, { revoked: id }, '')
+      }
+      throw new UsageError('usage: stowage keys create [--name N] | keys ls | keys revoke ID')
+    }
+  }
+  throw new UsageError(`unknown command "${command}"; run "stowage help"`)
+}

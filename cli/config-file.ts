@@ -1,0 +1,41 @@
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { homedir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { UsageError } from './io.js'
+
+export type ClientSettings =
+  | { url: string, mode: 'api-key', apiKey: string }
+  | { url: string, mode: 'aws-sso', serverId: string, stsRegion: string, stsEndpoint: string }
+
+export function settingsPath (env: Record<string, string | undefined>): string {
+  if (env.STOWAGE_CONFIG) return env.STOWAGE_CONFIG
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config')
+  return join(base, 'stowage', 'config.json')
+}
+
+export async function readSettings (env: Record<string, string | undefined>): Promise<ClientSettings> {
+  const path = settingsPath(env)
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch {
+    throw new UsageError(`not logged in (no ${path}); run "stowage login"`)
+  }
+  try {
+    return JSON.parse(text) as ClientSettings
+  } catch {
+    throw new UsageError(`${path} is not valid JSON; run "stowage login" again`)
+  }
+}
+
+/** The file holds an API key: mode 0600 in a 0700 folder, written whole or not at all. */
+export async function writeSettings (env: Record<string, string | undefined>, settings: ClientSettings): Promise<string> {
+  const path = settingsPath(env)
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 })
+  await chmod(dirname(path), 0o700)
+  const temporary = `${path}.${process.pid}.tmp`
+  await writeFile(temporary, JSON.stringify(settings, null, 2) + '\n', { mode: 0o600 })
+  await chmod(temporary, 0o600)
+  await rename(temporary, path)
+  return path
+}
