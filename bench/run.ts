@@ -57,11 +57,14 @@ async function run (target: Target, duration: number) {
  * Requests/s of each target, measured in interleaved rounds after a warm-up, so that drift of the
  * shared machine and of s3rver (the first load on it runs cold) falls on every target alike.
  */
-async function measure (targets: Target[], rounds = 3): Promise<number[]> {
+async function measure (targets: Target[], rounds = 6): Promise<number[]> {
   for (const target of targets) await run(target, WARMUP_SECONDS)
   const totals = targets.map(() => ({ requests: 0, seconds: 0, p99: 0 }))
   for (let round = 0; round < rounds; round++) {
-    for (const [i, target] of targets.entries()) {
+    // Each round starts with the next target, so that no target always runs in the same place.
+    for (let step = 0; step < targets.length; step++) {
+      const i = (round + step) % targets.length
+      const target = targets[i]
       const result = await run(target, Math.max(1, Math.round(SECONDS / rounds)))
       totals[i].requests += result.requests.total
       totals[i].seconds += result.duration

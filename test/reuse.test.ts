@@ -1,5 +1,5 @@
 import t from 'tap'
-import Fastify from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,7 +13,7 @@ t.test('the plugins mount inside another Fastify app, under its own prefix', asy
   const host = Fastify()
   t.teardown(() => host.close())
   host.get('/', async () => ({ host: true }))
-  let stowage: typeof host | undefined
+  let stowage: FastifyInstance | undefined
   await host.register(async (scope) => {
     stowage = scope
     for (const schema of [...sharedSchemas, ...fileSchemas]) scope.addSchema(schema)
