@@ -1,7 +1,7 @@
 // npm run bench: the ratios of DESIGN.md §9, each pair measured in this one run on this machine.
 import autocannon from 'autocannon'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -84,6 +84,12 @@ async function meanLatency (target: Target) {
   return result.latency.average
 }
 
+/** The high-water mark of a process's resident memory (Linux). */
+async function peakRssBytes (pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024
+}
+
 async function bcryptCompareMs () {
   const hash = await bcrypt.hash('x', 10)
   const started = performance.now()
@@ -100,7 +106,7 @@ async function main () {
   const dataDir = await mkdtemp(join(tmpdir(), 'stowage-bench-'))
   try {
     const port = 3900 + Math.floor(Math.random() * 90)
-    startNode(join(here, '..', 'server.js'), {
+    const server = startNode(join(here, '..', 'server.js'), {
       PORT: String(port),
       DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
       STORAGE_DRIVER: 's3',
@@ -160,6 +166,16 @@ async function main () {
     ratio('file GET / reference server', stowageGet / referenceGet, '>= 0.8')
     ratio('file GET / direct GetObject', stowageGet / directGet, 'reported')
     ratio('reference server / direct GetObject', referenceGet / directGet, 'reported')
+
+    console.log()
+    const maxFileBytes = 10 * 1024 * 1024
+    const largeBody = JSON.stringify({ content: Buffer.alloc(maxFileBytes, 'x').toString('base64') })
+    const peakBefore = await peakRssBytes(server.pid!)
+    const largePut = await fetch(`${base}/api/files/bench/max.bin`, { method: 'PUT', headers: { ...jwt, 'content-type': 'application/json' }, body: largeBody })
+    if (!largePut.ok) throw new Error(`PUT of MAX_FILE_BYTES failed: ${largePut.status}`)
+    const growth = (await peakRssBytes(server.pid!)) - peakBefore
+    console.log(`PUT of MAX_FILE_BYTES (10 MiB): peak RSS of the service grew ${(growth / 1048576).toFixed(1)} MiB`)
+    ratio('peak memory growth / file size', growth / maxFileBytes, '<= 4')
   } finally {
     for (const child of children) child.kill('SIGTERM')
     await idp.close()
