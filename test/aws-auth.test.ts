@@ -1,8 +1,8 @@
 import t, { type Test } from 'tap'
-import { createServer } from 'node:net'
 import { createOrganizationRepository } from '../db/organizations.js'
 import { signCallerIdentity } from '../identity/aws-signing.js'
 import { bearer, buildTestApp } from './helpers/app.js'
+import { closedPortUrl } from './helpers/net.js'
 import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
 
 const sts = await startSts()
@@ -125,10 +125,7 @@ t.test('a reply that is not a GetCallerIdentity answer is refused', async (t) =>
 })
 
 t.test('an STS that is down is 503', async (t) => {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const closed = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  await new Promise((resolve) => server.close(resolve))
+  const closed = await closedPortUrl()
   const { credentials } = await setup(t, { STS_ENDPOINT: closed })
   const res = await credentials(await sign(alice, { stsEndpoint: closed }))
   t.equal(res.statusCode, 503)

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
-import { createServer } from 'node:net'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
+import { closedPortUrl } from './helpers/net.js'
 import { startSts } from './helpers/sts.js'
 
 const idp = await startIdp()
@@ -9,15 +9,6 @@ const sts = await startSts()
 t.teardown(async () => { await idp.close(); await sts.close() })
 
 const ROLE_ARN = 'arn:aws:iam::123456789012:role/stowage-users'
-
-/** A local port with nothing listening on it. */
-async function closedPortUrl () {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return `http://127.0.0.1:${port}`
-}
 
 async function setup (t: Test, env: Record<string, string | undefined> = {}) {
   const test = await buildTestApp({
