@@ -1,14 +1,32 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import { BadRequestError } from '../plugins/errors.js'
+import { parseUpload } from '../storage/upload-body.js'
 import { CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery } from '../schemas/files.js'
 
 // Base64 takes 4 characters for every 3 bytes; the rest is room for the JSON around it.
 const bodyLimitFor = (maxFileBytes: number) => Math.ceil(maxFileBytes / 3) * 4 + 64 * 1024
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The decoded `content` of an upload. */
+    uploadBytes?: Buffer
+  }
+}
+
 export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const bodyLimit = bodyLimitFor(app.files.maxFileBytes)
   // JSON only: anything else is 415, not a string that fails validation.
-  app.removeContentTypeParser(['text/plain'])
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
+    const declared = request.headers['content-length']
+    const upload = await parseUpload(payload, declared === undefined ? undefined : Number(declared), bodyLimit, app.files.maxFileBytes)
+    request.uploadBytes = upload.bytes
+    return upload.body
+  })
   app.addHook('onRequest', app.authenticate)
 
   app.get('/api/files', {
@@ -34,7 +52,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => app.files.get(request.userId, request.params['*']))
 
   app.put('/api/files/*', {
-    bodyLimit: bodyLimitFor(app.files.maxFileBytes),
+    bodyLimit,
     schema: {
       operationId: 'putFile',
       tags: ['files'],
@@ -44,7 +62,10 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: Type.Ref(FileUpload),
       response: { 200: Type.Ref(FileWritten), ...errorResponses(400, 401, 413, 415) }
     }
-  }, async (request) => app.files.put(request.userId, request.params['*'], request.body))
+  }, async (request) => {
+    if (!request.uploadBytes) throw new BadRequestError('content must be a string')
+    return app.files.put(request.userId, request.params['*'], request.uploadBytes, request.body.contentType)
+  })
 
   app.delete('/api/files/*', {
     schema: {

@@ -16,31 +16,6 @@ export interface FileServiceOptions {
   maxFileBytes: number
 }
 
-export interface FileUpload {
-  content: string
-  contentType?: string
-}
-
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
-// With padding, the unused low bits of the last data character must be zero for one canonical form.
-const CANONICAL_BEFORE_ONE_PAD = /[AEIMQUYcgkosw048]$/
-const CANONICAL_BEFORE_TWO_PADS = /[AQgw]$/
-
-function decodedLength (base64: string): number {
-  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0
-  return (base64.length / 4) * 3 - padding
-}
-
-function checkStrictBase64 (content: string) {
-  const unpadded = content.replace(/=+$/, '')
-  const padding = content.length - unpadded.length
-  const canonical = padding === 0 ||
-    (padding === 1 ? CANONICAL_BEFORE_ONE_PAD : CANONICAL_BEFORE_TWO_PADS).test(unpadded)
-  if (content.length % 4 !== 0 || !BASE64.test(content) || !canonical) {
-    throw new BadRequestError('content must be standard base64 with padding')
-  }
-}
-
 export function createFileService ({ store, root, bucket, region, maxFileBytes }: FileServiceOptions) {
   function userPrefix (userId: string): string {
     if (!isSafeSegment(userId)) throw new BadRequestError('the caller identity is not usable as a storage folder')
@@ -81,13 +56,11 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes }
       return { content: object.body.toString('base64'), contentType: object.contentType }
     },
 
-    async put (userId: string, path: string, { content, contentType = DEFAULT_CONTENT_TYPE }: FileUpload) {
+    /** `bytes` is the decoded file (see decodeStrictBase64). */
+    async put (userId: string, path: string, bytes: Buffer, contentType = DEFAULT_CONTENT_TYPE) {
       const key = keyOf(userId, path)
-      checkStrictBase64(content)
-      if (decodedLength(content) > maxFileBytes) {
-        throw new PayloadTooLargeError(`file is larger than ${maxFileBytes} bytes`)
-      }
-      const stored = await store.put(key, Buffer.from(content, 'base64'), contentType)
+      if (bytes.length > maxFileBytes) throw new PayloadTooLargeError(`file is larger than ${maxFileBytes} bytes`)
+      const stored = await store.put(key, bytes, contentType)
       return { key: path, size: stored.size, contentType, lastModified: stored.lastModified.toISOString() }
     },
 
