@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { Algorithm } from 'fast-jwt'
-import { createOrganizationRepository } from '../db/organizations.js'
+import { createOrganizationRepository, type OrganizationRepository } from '../db/organizations.js'
 import { createAwsCallerVerifier, type AwsCallerVerifier } from '../identity/aws-caller.js'
 import { createDiscovery } from '../identity/discovery.js'
 import { createJwtVerifier, type JwtVerifier } from '../identity/jwt.js'
@@ -45,7 +45,7 @@ export interface IdentityService {
 }
 
 interface IdentityDependencies {
-  organizations: ReturnType<typeof createOrganizationRepository>
+  organizations: OrganizationRepository
   locate: (userId: string) => { bucket: string, prefix: string }
 }
 

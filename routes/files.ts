@@ -19,7 +19,8 @@ declare module 'fastify' {
 
 export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const bodyLimit = bodyLimitFor(app.files.maxFileBytes)
-  // JSON only: anything else is 415, not a string that fails validation.
+  // JSON only: anything else is 415, not a string that fails validation. A raw parser gets no
+  // bodyLimit from Fastify: parseUpload enforces it.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
     const declared = request.headers['content-length']
@@ -52,7 +53,6 @@ export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request) => app.files.get(request.userId, request.params['*']))
 
   app.put('/api/files/*', {
-    bodyLimit,
     schema: {
       operationId: 'putFile',
       tags: ['files'],
