@@ -45,7 +45,12 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
 
   await app.register(errorsPlugin)
   await app.register(openapiPlugin, { apiKeyPrefix: config.API_KEY_PREFIX })
-  await app.register(dbPlugin, { url: config.DATABASE_URL })
+  await app.register(dbPlugin, {
+    url: config.DATABASE_URL,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+    queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
+    poolSize: config.DATABASE_POOL_SIZE
+  })
   await app.register(healthPlugin)
   await app.register(storagePlugin, {
     driver: config.STORAGE_DRIVER,

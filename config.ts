@@ -3,6 +3,8 @@ import { Value } from '@sinclair/typebox/value'
 
 const Url = (description: string, options: { default?: string } = {}) =>
   Type.String({ pattern: '^https?://[^\\s]+$', description, ...options })
+const Millis = (defaultMs: number, meaning: string) =>
+  Type.Integer({ minimum: 100, maximum: 600_000, default: defaultMs, description: 'milliseconds from 100 to 600000', title: meaning })
 const Optional = <T extends TSchema>(schema: T) => Type.Optional(schema)
 
 export const ConfigSchema = Type.Object({
@@ -13,12 +15,17 @@ export const ConfigSchema = Type.Object({
     default: 'sqlite:./data/stowage.db',
     description: 'sqlite:<path>, sqlite::memory: or postgres://…'
   }),
+  DATABASE_CONNECT_TIMEOUT_MS: Millis(5000, 'PostgreSQL: longest wait to connect or to get a pooled connection'),
+  DATABASE_QUERY_TIMEOUT_MS: Millis(5000, 'longest a statement may run (PostgreSQL statement_timeout; SQLite busy_timeout)'),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'an integer from 1 to 1000' }),
   STORAGE_DRIVER: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs', description: 'fs or s3' }),
   STORAGE_DIR: Type.String({ minLength: 1, default: './data/objects' }),
   S3_BUCKET: Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$', default: 'stowage' }),
   S3_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: 'us-east-1' }),
   S3_ENDPOINT: Optional(Url('endpoint of an S3-compatible store')),
   S3_FORCE_PATH_STYLE: Type.Boolean({ default: false }),
+  S3_CONNECT_TIMEOUT_MS: Millis(3000, 'longest wait to connect to S3'),
+  S3_TIMEOUT_MS: Millis(15000, 'longest an S3 operation may take, its retries included'),
   STORAGE_ROOT: Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$', default: 'files' }),
   MAX_FILE_BYTES: Type.Integer({ minimum: 1, maximum: 1024 * 1024 * 1024, default: 10485760 }),
   JWT_ISSUER: Optional(Url('issuer of the identity provider')),
@@ -38,9 +45,11 @@ export const ConfigSchema = Type.Object({
   STS_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: 'us-east-1' }),
   CREDENTIALS_ROLE_ARN: Optional(Type.String({ pattern: '^arn:aws[a-z-]*:iam::\\d{12}:role/.+$' })),
   CREDENTIALS_TTL_SECONDS: Type.Integer({ minimum: 900, maximum: 43200, default: 3600 }),
+  UPSTREAM_TIMEOUT_MS: Millis(5000, 'longest wait for the identity provider or STS'),
   API_KEY_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9]{0,15}$', default: 'stow' }),
   API_KEY_BCRYPT_COST: Type.Integer({ minimum: 4, maximum: 15, default: 10 }),
   AWS_AUTH_SERVER_ID: Optional(Type.String({ pattern: '^[\\x21-\\x7e]{1,128}$' })),
+  HEALTH_TIMEOUT_MS: Millis(2000, 'longest each readiness check of /health may take'),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'a pino level: fatal, error, warn, info, debug, trace or silent' }

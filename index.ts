@@ -3,7 +3,8 @@ export { ConfigError, ConfigSchema, loadConfig, type Config, type Env } from './
 
 export { authPlugin, acceptCaller, bearerToken, type AuthPluginOptions, type Authenticator, type Caller } from './plugins/auth.js'
 export { dbPlugin, type DbPluginOptions } from './plugins/db.js'
-export * from './plugins/errors.js'
+export * from './errors.js'
+export { errorsPlugin } from './plugins/errors.js'
 export { healthPlugin, type HealthPluginOptions, type HealthReport } from './plugins/health.js'
 export { createIdentityService, identityPlugin, type IdentityPluginOptions, type IdentityService } from './plugins/identity.js'
 export { keysPlugin, type KeysPluginOptions } from './plugins/keys.js'

@@ -1,8 +1,9 @@
-import { PostgresDialect, SqliteDialect, type Dialect } from 'kysely'
+import { PostgresDialect, SqliteDialect, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import pg from 'pg'
+import { dependencyUnavailable } from '../errors.js'
 
 export type DialectName = 'sqlite' | 'postgres'
 
@@ -12,18 +13,121 @@ export function dialectName (url: string): DialectName {
   throw new Error('DATABASE_URL must start with sqlite: or postgres://')
 }
 
-/** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`. */
-export function createDialect (url: string): Dialect {
+export interface DialectOptions {
+  /** PostgreSQL: longest wait to open a connection or to get one from the pool. */
+  connectTimeoutMs?: number
+  /** Longest a statement may run: cancelled by PostgreSQL, and abandoned by the client a second later. */
+  queryTimeoutMs?: number
+  poolSize?: number
+  log?: { warn (details: object, message: string): void }
+}
+
+/** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`. Failures of the database itself surface as
+ *  DependencyUnavailableError (503); mistakes in a query stay what they are (500). */
+export function createDialect (url: string, options: DialectOptions = {}): Dialect {
   if (dialectName(url) === 'postgres') {
-    return new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 10 }) })
+    return mapFailures(new PostgresDialect({ pool: createPool(url, options) }), isPostgresOutage)
   }
   const path = url.slice('sqlite:'.length)
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const database = new SqliteDatabase(path)
   database.pragma('journal_mode = WAL')
-  database.pragma('busy_timeout = 5000')
+  database.pragma(`busy_timeout = ${options.queryTimeoutMs ?? 5000}`)
   database.pragma('foreign_keys = ON')
-  return new SqliteDialect({ database: withStatementCache(database) })
+  return mapFailures(new SqliteDialect({ database: withStatementCache(database) }), isSqliteOutage)
+}
+
+const PROGRAMMING_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError]
+
+/** A server-side error of these SQLSTATE classes is the server's state, not the query's fault:
+ *  08 connection, 53 resources, 57 operator intervention (shutdown, statement timeout), 58 system. */
+function isPostgresOutage (error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) return ['08', '53', '57', '58'].includes(error.code?.slice(0, 2) ?? '')
+  return error instanceof Error && !PROGRAMMING_ERRORS.some((type) => error instanceof type)
+}
+
+const SQLITE_OUTAGE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM|PROTOCOL)/
+
+function isSqliteOutage (error: unknown): boolean {
+  if (error instanceof SqliteDatabase.SqliteError) return SQLITE_OUTAGE.test(error.code)
+  // better-sqlite3 after close(): the database went away under the request (shutdown).
+  return error instanceof TypeError && error.message === 'The database connection is not open'
+}
+
+function createPool (url: string, { connectTimeoutMs = 5000, queryTimeoutMs = 5000, poolSize = 10, log }: DialectOptions): PostgresPool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: connectTimeoutMs,
+    statement_timeout: queryTimeoutMs,
+    // A paused or unreachable server never answers: the client gives up on its own.
+    query_timeout: queryTimeoutMs + 1000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true
+  })
+  // Without a listener, an idle client dropped by the server (restart, failover,
+  // pg_terminate_backend, idle_session_timeout) is an unhandled 'error' that ends the process.
+  pool.on('error', (error) => {
+    log?.warn({ err: error }, 'an idle database connection failed; the pool will open a new one')
+  })
+  return {
+    async connect (): Promise<PostgresPoolClient> {
+      const client = await pool.connect()
+      let failure: Error | undefined
+      return {
+        // Kysely streams no queries here, so only the (sql, parameters) form is needed.
+        async query (sql: string, parameters: unknown[]) {
+          try {
+            return await client.query(sql, parameters)
+          } catch (error) {
+            if (isPostgresOutage(error)) failure = error as Error
+            throw error
+          }
+        },
+        // A client that failed this way is closed rather than handed to the next request.
+        release: () => client.release(failure)
+      } as unknown as PostgresPoolClient
+    },
+    end: () => pool.end()
+  }
+}
+
+/** Wraps a dialect's driver so that every failure the classifier calls an outage becomes a 503. */
+function mapFailures (dialect: Dialect, isOutage: (error: unknown) => boolean): Dialect {
+  const mapped = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work()
+    } catch (error) {
+      throw isOutage(error) ? dependencyUnavailable('the database', error) : error
+    }
+  }
+  const wrapConnection = (connection: DatabaseConnection): DatabaseConnection => ({
+    executeQuery: (query) => mapped(() => connection.executeQuery(query)),
+    streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize)
+  })
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createDriver (): Driver {
+      const driver = dialect.createDriver()
+      const originals = new WeakMap<DatabaseConnection, DatabaseConnection>()
+      return {
+        init: () => mapped(() => driver.init()),
+        async acquireConnection () {
+          const connection = await mapped(() => driver.acquireConnection())
+          const wrapped = wrapConnection(connection)
+          originals.set(wrapped, connection)
+          return wrapped
+        },
+        beginTransaction: (connection, settings) => mapped(() => driver.beginTransaction(originals.get(connection)!, settings)),
+        commitTransaction: (connection) => mapped(() => driver.commitTransaction(originals.get(connection)!)),
+        rollbackTransaction: (connection) => mapped(() => driver.rollbackTransaction(originals.get(connection)!)),
+        releaseConnection: (connection) => driver.releaseConnection(originals.get(connection)!),
+        destroy: () => driver.destroy()
+      }
+    }
+  }
 }
 
 const STATEMENT_CACHE_SIZE = 200

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { OrganizationRepository } from '../db/organizations.js'
-import { ServiceUnavailableError } from '../plugins/errors.js'
+import { dependencyUnavailable } from '../errors.js'
 import { CALLER_IDENTITY_BODY, CALLER_IDENTITY_CONTENT_TYPE, SERVER_ID_HEADER } from './aws-signing.js'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout } from './http.js'
 
 export const MAX_CLOCK_SKEW_MS = 15 * 60_000
+const STS = 'the AWS security token service'
 
 const AUTHORIZATION = /^AWS4-HMAC-SHA256 Credential=[A-Za-z0-9]{16,128}\/\d{8}\/[a-z0-9-]{1,32}\/sts\/aws4_request, ?SignedHeaders=([a-z0-9;-]{1,200}), ?Signature=[0-9a-f]{64}$/
 const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/
@@ -79,10 +80,10 @@ export function createAwsCallerVerifier ({
     let response: Response
     try {
       response = await fetchWithTimeout(stsUrl, { method: 'POST', headers, body: CALLER_IDENTITY_BODY }, timeoutMs)
-    } catch {
-      throw new ServiceUnavailableError('the AWS security token service is unreachable')
+    } catch (error) {
+      throw dependencyUnavailable(STS, error)
     }
-    if (response.status >= 500) throw new ServiceUnavailableError('the AWS security token service failed')
+    if (response.status >= 500) throw dependencyUnavailable(STS, new Error(`STS answered ${response.status}`))
     if (!response.ok) throw new AwsSignatureRefused(`STS refused the signature (${response.status})`)
     let body: unknown
     try {

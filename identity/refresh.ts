@@ -1,5 +1,5 @@
 import { AssumeRoleWithWebIdentityCommand, STSClient } from '@aws-sdk/client-sts'
-import { BadGatewayError, ServiceUnavailableError, UnauthorizedError } from '../plugins/errors.js'
+import { BadGatewayError, ServiceUnavailableError, UnauthorizedError } from '../errors.js'
 import { isSafeSegment } from '../storage/paths.js'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout } from './http.js'
 

@@ -1,7 +1,7 @@
 import bcrypt from 'bcrypt'
 import { createHash } from 'node:crypto'
 import type { ApiKeyRepository } from '../db/api-keys.js'
-import { BadRequestError, NotFoundError } from '../plugins/errors.js'
+import { BadRequestError, NotFoundError } from '../errors.js'
 import { generateApiKey, parseApiKey } from './api-key.js'
 
 export interface Hasher {

@@ -2,7 +2,7 @@ import fastifyAuth from '@fastify/auth'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import { isSafeSegment } from '../storage/paths.js'
-import { ServiceUnavailableError, UnauthorizedError } from './errors.js'
+import { DependencyUnavailableError, UnauthorizedError } from '../errors.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -90,7 +90,7 @@ function awsAuthenticator (app: FastifyInstance): Authenticator | undefined {
       try {
         caller = await awsCaller.verify(request)
       } catch (error) {
-        if (error instanceof ServiceUnavailableError) throw error
+        if (error instanceof DependencyUnavailableError) throw error
         request.log.debug({ reason: (error as Error).message }, 'AWS signature refused')
         throw REFUSED
       }
@@ -101,11 +101,19 @@ function awsAuthenticator (app: FastifyInstance): Authenticator | undefined {
 
 type AuthFunction = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void
 
+// Triggers exclude one another, so a method that applied has the last word. When its peer is down
+// (503), a later method that does not apply must not turn that into a 401: @fastify/auth reports
+// the last error of the chain.
+const undecided = new WeakMap<FastifyRequest, Error>()
+
 /** A method whose trigger is absent fails at once, without a promise: most requests skip two methods. */
 function asAuthFunction (method: Authenticator): AuthFunction {
   return (request, _reply, done) => {
-    if (!method.applies(request)) return done(REFUSED)
-    method.authenticate(request).then(() => done(), done)
+    if (!method.applies(request)) return done(undecided.get(request) ?? REFUSED)
+    method.authenticate(request).then(() => done(), (error: Error & { statusCode?: number }) => {
+      if (error.statusCode !== 401) undecided.set(request, error)
+      done(error)
+    })
   }
 }
 

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import { Kysely } from 'kysely'
-import { createDialect } from '../db/dialect.js'
+import { createDialect, type DialectOptions } from '../db/dialect.js'
 import { migrateToLatest } from '../db/migrations.js'
 import type { Database } from '../db/types.js'
 
@@ -10,13 +10,13 @@ declare module 'fastify' {
   }
 }
 
-export interface DbPluginOptions {
+export interface DbPluginOptions extends Omit<DialectOptions, 'log'> {
   /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…` */
   url: string
 }
 
-export const dbPlugin = fp<DbPluginOptions>(async (app, { url }) => {
-  const db = new Kysely<Database>({ dialect: createDialect(url) })
+export const dbPlugin = fp<DbPluginOptions>(async (app, { url, ...options }) => {
+  const db = new Kysely<Database>({ dialect: createDialect(url, { ...options, log: app.log }) })
   try {
     await migrateToLatest(db)
   } catch (error) {

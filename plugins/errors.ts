@@ -1,13 +1,6 @@
-import createError from '@fastify/error'
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply } from 'fastify'
-
-export const BadRequestError = createError<[string]>('STOWAGE_ERR_BAD_REQUEST', '%s', 400)
-export const UnauthorizedError = createError('STOWAGE_ERR_UNAUTHORIZED', 'Unauthorized', 401)
-export const NotFoundError = createError<[string]>('STOWAGE_ERR_NOT_FOUND', '%s', 404)
-export const PayloadTooLargeError = createError<[string]>('STOWAGE_ERR_TOO_LARGE', '%s', 413)
-export const BadGatewayError = createError<[string]>('STOWAGE_ERR_BAD_GATEWAY', '%s', 502)
-export const ServiceUnavailableError = createError<[string]>('STOWAGE_ERR_UNAVAILABLE', '%s', 503)
+import { RETRY_AFTER_SECONDS } from '../errors.js'
 
 function sendUnauthorized (reply: FastifyReply) {
   return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'Unauthorized' })
@@ -23,6 +16,7 @@ export const errorsPlugin = fp(async (app) => {
       return reply.code(500).send({ error: 'Internal Server Error' })
     }
     if (status >= 500) request.log.warn({ err: error }, 'upstream failed')
+    if (error.code === 'STOWAGE_ERR_DEPENDENCY_UNAVAILABLE') reply.header('retry-after', String(RETRY_AFTER_SECONDS))
     return reply.code(status).send({ error: error.message })
   })
   app.setNotFoundHandler((request, reply) => {

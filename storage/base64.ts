@@ -1,4 +1,4 @@
-import { BadRequestError, PayloadTooLargeError } from '../plugins/errors.js'
+import { BadRequestError, PayloadTooLargeError } from '../errors.js'
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
 const PAD = 0x3d

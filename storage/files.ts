@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../plugins/errors.js'
+import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../errors.js'
 import type { ObjectStore } from './object-store.js'
 import {
   checkFilePath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { BadRequestError } from '../plugins/errors.js'
+import { BadRequestError } from '../errors.js'
 import { compareKeys, type ListOptions, type ListPage, type ObjectInfo, type ObjectStore, type StoredObject } from './object-store.js'
 
 // Folders end in `.d`, bodies in `.f` and their metadata in `.m`, so that `a` and `a/b` can both

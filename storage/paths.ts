@@ -1,4 +1,4 @@
-import { BadRequestError } from '../plugins/errors.js'
+import { BadRequestError } from '../errors.js'
 
 export const MAX_PATH_BYTES = 1024
 

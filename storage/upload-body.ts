@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { BadRequestError, PayloadTooLargeError } from '../plugins/errors.js'
+import { BadRequestError, PayloadTooLargeError } from '../errors.js'
 import { decodeStrictBase64 } from './base64.js'
 
 export interface ParsedUpload {

@@ -28,7 +28,7 @@ process.env.AWS_SECRET_ACCESS_KEY ??= TEST_S3_CREDENTIALS.secretAccessKey
 /** The real app on a fresh database and a fresh store, wired to the test peers it is given. */
 export async function buildTestApp ({ driver = 'fs', s3, idp, env = {}, logStream }: TestAppOptions = {}): Promise<TestApp> {
   if (driver === 's3' && !s3) throw new Error('the s3 driver needs a test S3 server')
-  const database = await createTestDatabase()
+  const database = env.DATABASE_URL ? { url: env.DATABASE_URL, drop: async () => {} } : await createTestDatabase()
   const storageDir = await mkdtemp(join(tmpdir(), 'stowage-fs-'))
   const config = loadConfig({
     DATABASE_URL: database.url,

@@ -1,0 +1,26 @@
+import createError from '@fastify/error'
+
+// The errors every layer throws; plugins/errors.ts maps them to HTTP answers.
+export const BadRequestError = createError<[string]>('STOWAGE_ERR_BAD_REQUEST', '%s', 400)
+export const UnauthorizedError = createError('STOWAGE_ERR_UNAUTHORIZED', 'Unauthorized', 401)
+export const NotFoundError = createError<[string]>('STOWAGE_ERR_NOT_FOUND', '%s', 404)
+export const PayloadTooLargeError = createError<[string]>('STOWAGE_ERR_TOO_LARGE', '%s', 413)
+export const BadGatewayError = createError<[string]>('STOWAGE_ERR_BAD_GATEWAY', '%s', 502)
+/** The service cannot do this at all (not configured): retrying will not help. */
+export const ServiceUnavailableError = createError<[string]>('STOWAGE_ERR_UNAVAILABLE', '%s', 503)
+/** A dependency (database, store, IdP, STS) is down or too slow: the client may retry shortly. */
+export const DependencyUnavailableError = createError<[string]>('STOWAGE_ERR_DEPENDENCY_UNAVAILABLE', '%s is unavailable, try again shortly', 503)
+
+export const RETRY_AFTER_SECONDS = 5
+
+/** Errors raised by Stowage itself, as opposed to those of a library or a peer. */
+export function isStowageError (error: unknown): boolean {
+  return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('STOWAGE_ERR_')
+}
+
+/** A DependencyUnavailableError that keeps the peer's own error for the log. */
+export function dependencyUnavailable (dependency: string, cause: unknown): Error {
+  const error = new DependencyUnavailableError(dependency)
+  error.cause = cause
+  return error
+}

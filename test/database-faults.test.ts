@@ -1,0 +1,67 @@
+import t, { type Test } from 'tap'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { postgresBinaries, startPostgres, type TestPostgres } from './helpers/postgres.js'
+import { captureLogs, timed, waitFor } from './helpers/wait.js'
+
+// Each test owns a cluster it can break; the rest of the suite never sees it.
+const skip = postgresBinaries() ? false : 'no PostgreSQL server binaries on this machine'
+
+async function appOn (t: Test, postgres: TestPostgres) {
+  const logs = captureLogs()
+  const { app, close } = await buildTestApp({
+    env: { DATABASE_URL: postgres.url, DATABASE_CONNECT_TIMEOUT_MS: '1000', DATABASE_QUERY_TIMEOUT_MS: '1000', HEALTH_TIMEOUT_MS: '1000', LOG_LEVEL: 'warn' },
+    logStream: logs.stream
+  })
+  t.teardown(close)
+  const { key } = await app.keys.create({ userId: 'alice', orgId: null })
+  const whoAmI = () => app.inject({ url: '/api/auth/credentials', headers: bearer(key) })
+  return { app, logs, whoAmI }
+}
+
+t.test('a terminated backend is logged and replaced; the process lives on', { skip }, async (t) => {
+  const postgres = await startPostgres()
+  t.teardown(() => postgres.close())
+  const { logs, whoAmI } = await appOn(t, postgres)
+  await Promise.all([whoAmI(), whoAmI(), whoAmI()])
+  const ended = await postgres.terminateBackends()
+  t.ok(ended > 0, 'the pool had connections to end')
+  await logs.waitForMessage('an idle database connection failed; the pool will open a new one', ended)
+  const res = await whoAmI()
+  t.equal(res.statusCode, 200, 'the next request gets a new connection')
+})
+
+t.test('a stopped cluster is 503 with Retry-After at once; after a restart requests succeed', { skip }, async (t) => {
+  const postgres = await startPostgres()
+  t.teardown(() => postgres.close())
+  const { app, whoAmI } = await appOn(t, postgres)
+  t.equal((await whoAmI()).statusCode, 200)
+  postgres.stop()
+  const { result: down, ms } = await timed(whoAmI)
+  t.equal(down.statusCode, 503)
+  t.equal(down.headers['retry-after'], '5')
+  t.same(down.json(), { error: 'the database is unavailable, try again shortly' })
+  t.ok(ms < 10_000, `answered in ${Math.round(ms)} ms`)
+  const health = await app.inject({ url: '/health' })
+  t.equal(health.statusCode, 503)
+  t.equal(health.json().checks.database, 'failing')
+  postgres.start()
+  await waitFor(async () => (await whoAmI()).statusCode === 200, { what: 'a request to succeed after the restart' })
+  t.equal((await app.inject({ url: '/health' })).statusCode, 200)
+})
+
+t.test('a paused server (SIGSTOP) is 503 within the query deadline, then recovers on SIGCONT', { skip }, async (t) => {
+  const postgres = await startPostgres()
+  t.teardown(() => postgres.close())
+  const { app, whoAmI } = await appOn(t, postgres)
+  t.equal((await whoAmI()).statusCode, 200, 'a pooled connection is open before the pause')
+  postgres.pause()
+  const [{ result: pooled, ms }, { result: fresh }] = await Promise.all([timed(whoAmI), timed(whoAmI)])
+  t.equal(pooled.statusCode, 503, 'on the pooled connection')
+  t.equal(fresh.statusCode, 503, 'on a new connection')
+  t.ok(ms < 15_000, `answered in ${Math.round(ms)} ms, not after the pause`)
+  const { result: health, ms: healthMs } = await timed(() => app.inject({ url: '/health' }))
+  t.equal(health.statusCode, 503)
+  t.ok(healthMs < 10_000, `/health answered in ${Math.round(healthMs)} ms`)
+  postgres.resume()
+  await waitFor(async () => (await whoAmI()).statusCode === 200, { what: 'a request to succeed after SIGCONT' })
+})
