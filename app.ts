@@ -51,7 +51,6 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
     poolSize: config.DATABASE_POOL_SIZE
   })
-  await app.register(healthPlugin)
   await app.register(storagePlugin, {
     driver: config.STORAGE_DRIVER,
     dir: config.STORAGE_DIR,
@@ -59,9 +58,12 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     region: config.S3_REGION,
     endpoint: config.S3_ENDPOINT,
     forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    connectTimeoutMs: config.S3_CONNECT_TIMEOUT_MS,
+    timeoutMs: config.S3_TIMEOUT_MS,
     root: config.STORAGE_ROOT,
     maxFileBytes: config.MAX_FILE_BYTES
   })
+  await app.register(healthPlugin, { timeoutMs: config.HEALTH_TIMEOUT_MS })
   await app.register(identityPlugin, {
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,

@@ -18,6 +18,11 @@ export function isStowageError (error: unknown): boolean {
   return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('STOWAGE_ERR_')
 }
 
+/** A bug of ours, not a peer's failure: stays a 500. */
+export function isProgrammingError (error: unknown): boolean {
+  return [TypeError, RangeError, ReferenceError, SyntaxError].some((type) => error instanceof type)
+}
+
 /** A DependencyUnavailableError that keeps the peer's own error for the log. */
 export function dependencyUnavailable (dependency: string, cause: unknown): Error {
   const error = new DependencyUnavailableError(dependency)

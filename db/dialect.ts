@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import pg from 'pg'
-import { dependencyUnavailable } from '../errors.js'
+import { dependencyUnavailable, isProgrammingError } from '../errors.js'
 
 export type DialectName = 'sqlite' | 'postgres'
 
@@ -37,13 +37,11 @@ export function createDialect (url: string, options: DialectOptions = {}): Diale
   return mapFailures(new SqliteDialect({ database: withStatementCache(database) }), isSqliteOutage)
 }
 
-const PROGRAMMING_ERRORS = [TypeError, RangeError, ReferenceError, SyntaxError]
-
 /** A server-side error of these SQLSTATE classes is the server's state, not the query's fault:
  *  08 connection, 53 resources, 57 operator intervention (shutdown, statement timeout), 58 system. */
 function isPostgresOutage (error: unknown): boolean {
   if (error instanceof pg.DatabaseError) return ['08', '53', '57', '58'].includes(error.code?.slice(0, 2) ?? '')
-  return error instanceof Error && !PROGRAMMING_ERRORS.some((type) => error instanceof type)
+  return error instanceof Error && !isProgrammingError(error)
 }
 
 const SQLITE_OUTAGE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM|PROTOCOL)/

@@ -3,35 +3,66 @@ import { ping } from '../db/migrations.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
+    /** Readiness: the database and the file store, each within its own deadline. */
     checkHealth: () => Promise<HealthReport>
   }
 }
 
+type CheckResult = 'ok' | 'failing'
+
 export interface HealthReport {
   status: 'ok' | 'unavailable'
   error?: string
-  checks: { database: 'ok' | 'failing' }
+  checks: { database?: CheckResult, storage?: CheckResult }
 }
 
 export interface HealthPluginOptions {
-  /** A database that takes longer than this to answer counts as failing. */
+  /** A check that takes longer than this counts as failing. */
   timeoutMs?: number
+  /** The store's answer is shared for this long, so that a flood of /health is not a flood of store calls. */
+  storageCacheMs?: number
 }
 
-export const healthPlugin = fp<HealthPluginOptions>(async (app, { timeoutMs = 2000 }) => {
-  app.decorate('checkHealth', async (): Promise<HealthReport> => {
-    let timer: NodeJS.Timeout | undefined
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error('database health check timed out')), timeoutMs)
-    })
-    try {
-      await Promise.race([ping(app.db), deadline])
-      return { status: 'ok', checks: { database: 'ok' } }
-    } catch (error) {
-      app.log.warn({ err: error }, 'database health check failed')
-      return { status: 'unavailable', error: 'the database is not answering', checks: { database: 'failing' } }
-    } finally {
-      clearTimeout(timer)
-    }
+async function withDeadline (work: Promise<unknown>, timeoutMs: number, what: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${timeoutMs} ms`)), timeoutMs)
   })
-}, { name: 'stowage-health', fastify: '5.x', dependencies: ['stowage-db'] })
+  try {
+    await Promise.race([work, deadline])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Runs `check` at most once per `maxAgeMs`; callers in between share its answer. */
+function shared (check: () => Promise<CheckResult>, maxAgeMs: number) {
+  let last: { result: Promise<CheckResult>, at: number } | undefined
+  return () => {
+    if (!last || Date.now() - last.at >= maxAgeMs) last = { result: check(), at: Date.now() }
+    return last.result
+  }
+}
+
+export const healthPlugin = fp<HealthPluginOptions>(async (app, { timeoutMs = 2000, storageCacheMs = 1000 }) => {
+  const run = (what: string, work: () => Promise<unknown>) => async (): Promise<CheckResult> => {
+    try {
+      await withDeadline(work(), timeoutMs, what)
+      return 'ok'
+    } catch (error) {
+      app.log.warn({ err: error }, `${what} health check failed`)
+      return 'failing'
+    }
+  }
+  const checkDatabase = run('the database', () => ping(app.db))
+  const checkStorage = shared(run('the file store', () => app.files.check()), storageCacheMs)
+
+  app.decorate('checkHealth', async (): Promise<HealthReport> => {
+    const [database, storage] = await Promise.all([checkDatabase(), checkStorage()])
+    const failing = [database === 'failing' && 'the database', storage === 'failing' && 'the file store'].filter(Boolean)
+    const checks = { database, storage }
+    return failing.length === 0
+      ? { status: 'ok', checks }
+      : { status: 'unavailable', error: `${failing.join(' and ')} ${failing.length > 1 ? 'are' : 'is'} not answering`, checks }
+  })
+}, { name: 'stowage-health', fastify: '5.x', dependencies: ['stowage-db', 'stowage-storage'] })

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { createFileService, type FileService } from '../storage/files.js'
 import { createFsStore } from '../storage/fs-store.js'
-import type { ObjectStore } from '../storage/object-store.js'
+import { asDependency, type ObjectStore } from '../storage/object-store.js'
 import { createS3Store } from '../storage/s3-store.js'
 
 declare module 'fastify' {
@@ -18,6 +18,9 @@ export interface StoragePluginOptions {
   region: string
   endpoint?: string
   forcePathStyle?: boolean
+  /** s3 driver: longest wait to connect, and longest one operation may take with its retries. */
+  connectTimeoutMs?: number
+  timeoutMs?: number
   root: string
   maxFileBytes: number
   /** Use this store instead of building one from `driver`. */
@@ -31,7 +34,8 @@ function createStore (options: StoragePluginOptions): ObjectStore {
 }
 
 export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
-  const store = createStore(options)
+  const store = asDependency(createStore(options))
+  await store.open?.()
   app.decorate('files', createFileService({ ...options, store }))
   app.addHook('onClose', async () => { await store.close?.() })
 }, { name: 'stowage-storage', fastify: '5.x' })

@@ -28,6 +28,9 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes }
     maxFileBytes,
     userPrefix,
 
+    /** Throws unless the store answers and takes writes. */
+    check: () => store.check(),
+
     location (userId: string) {
       return { userId, bucket, region, prefix: userPrefix(userId) }
     },

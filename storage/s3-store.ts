@@ -1,6 +1,7 @@
 import {
-  DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client
+  DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client
 } from '@aws-sdk/client-s3'
+import { NodeHttpHandler } from '@smithy/node-http-handler'
 import type { ListOptions, ObjectStore } from './object-store.js'
 
 export interface S3StoreOptions {
@@ -10,14 +11,15 @@ export interface S3StoreOptions {
   forcePathStyle?: boolean
   /** Defaults to the AWS default provider chain. */
   credentials?: { accessKeyId: string, secretAccessKey: string, sessionToken?: string }
+  connectTimeoutMs?: number
+  /** Longest one operation may take, its retries included. */
+  timeoutMs?: number
 }
 
-const isNotFound = (error: unknown) => {
-  const { name, $metadata } = error as { name?: string, $metadata?: { httpStatusCode?: number } }
-  return name === 'NoSuchKey' || name === 'NotFound' || $metadata?.httpStatusCode === 404
-}
+// Not a 404 status alone: a missing bucket is the store's failure, not a missing file.
+const isNotFound = (error: unknown) => ['NoSuchKey', 'NotFound'].includes((error as { name?: string }).name ?? '')
 
-export function createS3Client ({ region, endpoint, forcePathStyle, credentials }: Omit<S3StoreOptions, 'bucket'>) {
+export function createS3Client ({ region, endpoint, forcePathStyle, credentials, connectTimeoutMs = 3000, timeoutMs = 15_000 }: Omit<S3StoreOptions, 'bucket'>) {
   return new S3Client({
     region,
     endpoint,
@@ -25,17 +27,21 @@ export function createS3Client ({ region, endpoint, forcePathStyle, credentials 
     credentials,
     // S3-compatible stores do not all speak the newer default checksums.
     requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED'
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    // Without throwOnRequestTimeout the handler only logs a warning when requestTimeout passes.
+    requestHandler: new NodeHttpHandler({ connectionTimeout: connectTimeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true })
   })
 }
 
 export function createS3Store (options: S3StoreOptions): ObjectStore {
-  const { bucket } = options
+  const { bucket, timeoutMs = 15_000 } = options
   const client = createS3Client(options)
+  // The SDK retries, and each attempt has its own requestTimeout: one deadline bounds them all.
+  const deadline = () => ({ abortSignal: AbortSignal.timeout(timeoutMs) })
 
   async function head (key: string) {
     try {
-      const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))
+      const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), deadline())
       return { key, size: answer.ContentLength ?? 0, lastModified: answer.LastModified ?? new Date() }
     } catch (error) {
       if (isNotFound(error)) return undefined
@@ -49,7 +55,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     async list (prefix: string, { startAfter, limit }: ListOptions) {
       const answer = await client.send(new ListObjectsV2Command({
         Bucket: bucket, Prefix: prefix, StartAfter: startAfter, MaxKeys: limit
-      }))
+      }), deadline())
       return {
         objects: (answer.Contents ?? []).map((object) => ({
           key: object.Key as string,
@@ -62,7 +68,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
 
     async get (key: string) {
       try {
-        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }))
+        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), deadline())
         const body = Buffer.from(await answer.Body!.transformToByteArray())
         return {
           key,
@@ -78,15 +84,19 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     },
 
     async put (key: string, body: Buffer, contentType: string) {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }))
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }), deadline())
       return (await head(key)) ?? { key, size: body.length, lastModified: new Date() }
     },
 
     async delete (key: string) {
       // S3 deletes are idempotent; the API promises 404 for a missing file, so look first.
       if (!(await head(key))) return false
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }))
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), deadline())
       return true
+    },
+
+    async check () {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }), deadline())
     },
 
     async close () {

@@ -113,6 +113,8 @@ function parseJson (text: string): unknown {
  */
 export async function parseUpload (payload: Readable, declaredLength: number | undefined, limit: number, maxFileBytes: number): Promise<ParsedUpload> {
   const raw = await readAll(payload, declaredLength, limit)
+  // A DELETE or GET sent with a JSON content type and nothing else: no body, not bad JSON.
+  if (raw.length === 0) return { body: undefined }
   const content = findContent(raw)
   if (content) {
     const body = parseJson(raw.toString('utf8', 0, content.start) + raw.toString('utf8', content.end)) as Record<string, unknown>

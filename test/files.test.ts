@@ -64,6 +64,15 @@ for (const driver of ['fs', 's3'] as const) {
       t.type(res.json().error, 'string')
     })
 
+    t.test('a body-less DELETE sent with Content-Type: application/json is 204, and an empty PUT is 400', async (t) => {
+      await put('typed.txt', { content: b64('x') })
+      const deleted = await app.inject({ method: 'DELETE', url: url('typed.txt'), headers: { ...alice, 'content-type': 'application/json' } })
+      t.equal(deleted.statusCode, 204)
+      const empty = await app.inject({ method: 'PUT', url: url('typed.txt'), headers: { ...alice, 'content-type': 'application/json' }, payload: '' })
+      t.equal(empty.statusCode, 400)
+      t.type(empty.json().error, 'string')
+    })
+
     t.test('DELETE answers 204, then the file is gone and a second DELETE is 404', async (t) => {
       await put('doomed.txt', { content: b64('x') })
       const deleted = await app.inject({ method: 'DELETE', url: url('doomed.txt'), headers: alice })

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createFsStore } from '../storage/fs-store.js'
@@ -104,4 +104,46 @@ t.test('fs driver: a reader never sees half a file, and deletes leave no empty f
   await store.delete('deep/er/still/file')
   t.notOk((await readdir(fsDir)).includes('deep.d'), 'empty parent folders are removed')
   t.same(await readdir(join(fsDir, '.tmp')), [], 'no temporary file is left')
+})
+
+t.test('fs driver: open() upgrades version-1 objects and sweeps stale temporary files', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'stowage-legacy-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  // Version 1: the body in `<name>.f`, its content type beside it in `<name>.m`.
+  await mkdir(join(dir, 'users.d', 'alice.d', 'files.d'), { recursive: true })
+  await writeFile(join(dir, 'users.d', 'alice.d', 'files.d', 'old.md.f'), '# kept')
+  await writeFile(join(dir, 'users.d', 'alice.d', 'files.d', 'old.md.m'), JSON.stringify({ contentType: 'text/markdown' }))
+  await writeFile(join(dir, 'users.d', 'alice.d', 'files.d', 'bare.bin.f'), 'no metadata')
+  await mkdir(join(dir, '.tmp'))
+  const stale = join(dir, '.tmp', 'left-by-a-crash')
+  const fresh = join(dir, '.tmp', 'another-instance-writing')
+  await writeFile(stale, 'x')
+  await writeFile(fresh, 'x')
+  const hourAgo = new Date(Date.now() - 3600_000)
+  await utimes(stale, hourAgo, hourAgo)
+
+  const store = createFsStore(dir)
+  await store.open!()
+  const old = await store.get('users/alice/files/old.md')
+  t.equal(old?.body.toString(), '# kept')
+  t.equal(old?.contentType, 'text/markdown')
+  t.equal((await store.get('users/alice/files/bare.bin'))?.contentType, 'application/octet-stream')
+  t.same((await store.list('users/alice/files/', { limit: 10 })).objects.map((o) => [o.key, o.size]), [
+    ['users/alice/files/bare.bin', 11], ['users/alice/files/old.md', 6]
+  ])
+  t.same((await readdir(join(dir, 'users.d', 'alice.d', 'files.d'))).sort(), ['bare.bin.o', 'old.md.o'], 'no version-1 file is left')
+  t.same(await readdir(join(dir, '.tmp')), ['another-instance-writing'], 'only the stale temporary file is swept')
+})
+
+t.test('fs driver: objects are 0600 and folders 0700, whatever the umask', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'stowage-modes-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const umask = process.umask(0o000)
+  t.teardown(() => { process.umask(umask) })
+  const store = createFsStore(dir)
+  await store.open!()
+  await store.put('users/alice/files/private.md', Buffer.from('secret'), 'text/plain')
+  t.equal((await stat(join(dir, 'users.d', 'alice.d', 'files.d', 'private.md.o'))).mode & 0o777, 0o600)
+  t.equal((await stat(join(dir, 'users.d', 'alice.d', 'files.d'))).mode & 0o777, 0o700)
+  t.equal((await stat(join(dir, '.tmp'))).mode & 0o777, 0o700)
 })

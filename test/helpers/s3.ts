@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,8 +10,8 @@ export const TEST_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3
 // Runs in its own process: s3rver's listing tokens need `node --openssl-legacy-provider`.
 const S3RVER_PROCESS = `
 const S3rver = require('s3rver')
-const [directory, bucket] = process.argv.slice(1)
-const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, configureBuckets: [{ name: bucket }] })
+const [directory, bucket, port] = process.argv.slice(1)
+const server = new S3rver({ address: '127.0.0.1', port: Number(port), directory, silent: true, configureBuckets: [{ name: bucket }] })
 server.run().then(({ port }) => process.stdout.write(JSON.stringify({ port }) + '\\n'))
 process.on('SIGTERM', () => server.close().finally(() => process.exit(0)))
 `
@@ -19,27 +19,52 @@ process.on('SIGTERM', () => server.close().finally(() => process.exit(0)))
 export interface S3Server {
   endpoint: string
   bucket: string
+  /** SIGSTOP: connections are accepted and never answered. */
+  pause (): void
+  resume (): void
+  /** SIGKILL, as a crash would. */
+  kill (): Promise<void>
+  /** Starts it again on the same port and folder, after kill(). */
+  restart (): Promise<void>
   close (): Promise<void>
 }
 
-/** Starts s3rver (a real S3 protocol server) in a child process over a temporary folder. */
-export async function startS3Server (): Promise<S3Server> {
-  const directory = await mkdtemp(join(tmpdir(), 'stowage-s3-'))
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', S3RVER_PROCESS, directory, TEST_BUCKET], {
+async function spawnS3rver (directory: string, port: number): Promise<{ child: ChildProcess, port: number }> {
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', S3RVER_PROCESS, directory, TEST_BUCKET, String(port)], {
     stdio: ['ignore', 'pipe', 'inherit']
   })
   const firstLine = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve)
     child.once('exit', (code) => reject(new Error(`s3rver exited with ${code}`)))
   })
-  const { port } = JSON.parse(firstLine) as { port: number }
+  return { child, port: (JSON.parse(firstLine) as { port: number }).port }
+}
+
+/** Starts s3rver (a real S3 protocol server) in a child process over a temporary folder. */
+export async function startS3Server (): Promise<S3Server> {
+  const directory = await mkdtemp(join(tmpdir(), 'stowage-s3-'))
+  let { child, port } = await spawnS3rver(directory, 0)
+  const exited = (process: ChildProcess) => process.exitCode !== null || process.signalCode !== null
+    ? Promise.resolve()
+    : new Promise<void>((resolve) => process.once('exit', () => resolve()))
   return {
     endpoint: `http://127.0.0.1:${port}`,
     bucket: TEST_BUCKET,
+    pause: () => { child.kill('SIGSTOP') },
+    resume: () => { child.kill('SIGCONT') },
+    async kill () {
+      const done = exited(child)
+      child.kill('SIGKILL')
+      await done
+    },
+    async restart () {
+      ({ child, port } = await spawnS3rver(directory, port))
+    },
     async close () {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
+      const done = exited(child)
+      child.kill('SIGCONT')
       child.kill('SIGTERM')
-      await exited
+      await done
       await rm(directory, { recursive: true, force: true })
     }
   }

@@ -1,0 +1,68 @@
+import t from 'tap'
+import { Kysely } from 'kysely'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApiKeyRepository } from '../db/api-keys.js'
+import { createDialect } from '../db/dialect.js'
+import { migrateToLatest } from '../db/migrations.js'
+import type { Database } from '../db/types.js'
+import { createKeyService } from '../keys/service.js'
+import { createTestDatabase } from './helpers/db.js'
+import { startServerProcess } from './helpers/server.js'
+
+const ROUNDS = 300
+const CONCURRENCY = 16
+
+async function createKey (url: string) {
+  const db = new Kysely<Database>({ dialect: createDialect(url) })
+  try {
+    await migrateToLatest(db)
+    const keys = createKeyService({ repository: createApiKeyRepository(db), prefix: 'stow', bcryptCost: 4 })
+    return (await keys.create({ userId: 'alice', orgId: null })).key
+  } finally {
+    await db.destroy()
+  }
+}
+
+t.test('two instances writing, deleting and reading one path on a shared fs folder: no 5xx, only whole versions', async (t) => {
+  const database = await createTestDatabase({ shared: true })
+  const storageDir = await mkdtemp(join(tmpdir(), 'stowage-shared-'))
+  t.teardown(async () => { await database.drop(); await rm(storageDir, { recursive: true, force: true }) })
+  const key = await createKey(database.url)
+  const env = { DATABASE_URL: database.url, STORAGE_DIR: storageDir, API_KEY_BCRYPT_COST: '4' }
+  const servers = await Promise.all([startServerProcess(env), startServerProcess(env)])
+  t.teardown(async () => {
+    for (const server of servers) server.child.kill('SIGTERM')
+    await Promise.all(servers.map((server) => server.exited))
+  })
+
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+  // Each version's content type names it, so a body paired with another version's type shows.
+  const version = (i: number) => ({ content: Buffer.alloc(1024 + i, `v${i}.`).toString('base64'), contentType: `text/x-v${i}` })
+  const statuses = new Map<string, number>()
+  const mismatches: string[] = []
+  async function operate (i: number) {
+    const url = `${servers[i % 2].url}/api/files/shared/deep/note.md`
+    const op = ['PUT', 'DELETE', 'GET'][i % 3]
+    const res = await fetch(url, op === 'PUT' ? { method: 'PUT', headers, body: JSON.stringify(version(i)) } : { method: op, headers })
+    statuses.set(`${op} ${res.status}`, (statuses.get(`${op} ${res.status}`) ?? 0) + 1)
+    if (op === 'GET' && res.status === 200) {
+      const { content, contentType } = await res.json() as { content: string, contentType: string }
+      const n = Number(/^text\/x-v(\d+)$/.exec(contentType)?.[1])
+      if (content !== version(n).content) mismatches.push(`${contentType} came with another body`)
+    } else {
+      await res.arrayBuffer()
+    }
+  }
+  let next = 0
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < ROUNDS) await operate(next++)
+  }))
+
+  t.same([...statuses.keys()].filter((status) => !/^(PUT 200|DELETE (204|404)|GET (200|404))$/.test(status)), [], `statuses: ${JSON.stringify(Object.fromEntries(statuses))}`)
+  t.same(mismatches, [], 'every body came with its own content type')
+  t.ok(statuses.get('PUT 200'), 'writes happened')
+  t.same(await readdir(join(storageDir, '.tmp')), [], 'no temporary file is left')
+  for (const server of servers) t.equal(server.child.exitCode, null, 'the instance is alive')
+})
