@@ -78,7 +78,8 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     stsRegion: config.STS_REGION,
     credentialsRoleArn: config.CREDENTIALS_ROLE_ARN,
     credentialsTtlSeconds: config.CREDENTIALS_TTL_SECONDS,
-    awsAuthServerId: config.AWS_AUTH_SERVER_ID
+    awsAuthServerId: config.AWS_AUTH_SERVER_ID,
+    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS
   })
   await app.register(keysPlugin, { prefix: config.API_KEY_PREFIX, bcryptCost: config.API_KEY_BCRYPT_COST })
   await app.register(authPlugin)

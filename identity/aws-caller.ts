@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import type { OrganizationRepository } from '../db/organizations.js'
 import { dependencyUnavailable } from '../errors.js'
 import { CALLER_IDENTITY_BODY, CALLER_IDENTITY_CONTENT_TYPE, SERVER_ID_HEADER } from './aws-signing.js'
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout } from './http.js'
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout, type FailureLog } from './http.js'
 
 export const MAX_CLOCK_SKEW_MS = 15 * 60_000
 const STS = 'the AWS security token service'
@@ -21,6 +21,7 @@ export interface AwsCallerOptions {
   serverId: string
   organizations: OrganizationRepository
   timeoutMs?: number
+  onUpstreamFailure?: FailureLog
   cacheSize?: number
   now?: () => number
 }
@@ -65,7 +66,7 @@ function parseCallerIdentity (body: unknown): { account: string, arn: string } {
 }
 
 export function createAwsCallerVerifier ({
-  stsEndpoint, serverId, organizations, timeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS, cacheSize = 10_000, now = Date.now
+  stsEndpoint, serverId, organizations, timeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS, onUpstreamFailure, cacheSize = 10_000, now = Date.now
 }: AwsCallerOptions) {
   const stsUrl = new URL('/', stsEndpoint).toString()
   // A verified signature stands until its X-Amz-Date + 15 min: a burst of requests costs one STS call.
@@ -81,9 +82,14 @@ export function createAwsCallerVerifier ({
     try {
       response = await fetchWithTimeout(stsUrl, { method: 'POST', headers, body: CALLER_IDENTITY_BODY }, timeoutMs)
     } catch (error) {
+      onUpstreamFailure?.(STS, error)
       throw dependencyUnavailable(STS, error)
     }
-    if (response.status >= 500) throw dependencyUnavailable(STS, new Error(`STS answered ${response.status}`))
+    if (response.status >= 500) {
+      const error = new Error(`STS answered ${response.status}`)
+      onUpstreamFailure?.(STS, error)
+      throw dependencyUnavailable(STS, error)
+    }
     if (!response.ok) throw new AwsSignatureRefused(`STS refused the signature (${response.status})`)
     let body: unknown
     try {

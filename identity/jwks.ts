@@ -1,5 +1,7 @@
-import { createPublicKey, type JsonWebKey } from 'node:crypto'
-import { fetchJson } from './http.js'
+import buildGetJwks from 'get-jwks'
+import type { JsonWebKey } from 'node:crypto'
+import { dependencyUnavailable } from '../errors.js'
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, deadlineFetchOptions, type FailureLog } from './http.js'
 
 export interface JwksOptions {
   /** Resolves the JWKS URL of the configured issuer (never one named by a token). */
@@ -9,59 +11,113 @@ export interface JwksOptions {
   maxAgeMs?: number
   /** However many unknown `kid`s arrive, the key set is fetched at most once per this span. */
   refetchIntervalMs?: number
+  /** Algorithms a key without its own `alg` may be used with. */
+  algorithms?: string[]
+  onFailure?: FailureLog
   now?: () => number
 }
 
-interface KeySet { keys: Map<string, { pem: string, alg?: string }>, fetchedAt: number }
+type Jwk = JsonWebKey & { kid?: string, alg?: string, use?: string }
 
 /**
- * The issuer's public keys, by `kid`. The whole set is cached, so a flood of unknown `kid`s costs at most
- * one fetch per interval and still brings in any key the provider has just published.
+ * The issuer's public keys, by `kid`. get-jwks holds them: its cache, and its stale copy, which it
+ * falls back on when a refetch fails, so that known keys keep verifying while the provider is down.
+ *
+ * In front of it, our guard reads the whole set, at most once per interval: when a token names a
+ * `kid` the provider had not published at our last look, and when that look is older than maxAge.
+ * Every published key then goes into get-jwks at once. get-jwks alone fetches once per unknown
+ * `kid` and keeps only that key, so a flood of made-up `kid`s would cost a fetch each, and the one
+ * fetch an interval allows would rarely be for the key just rotated in.
  */
-export function createJwks ({ jwksUrl, timeoutMs, maxAgeMs = 10 * 60_000, refetchIntervalMs = 30_000, now = Date.now }: JwksOptions) {
-  let current: KeySet | undefined
+export function createJwks ({
+  jwksUrl, timeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS, maxAgeMs = 10 * 60_000, refetchIntervalMs = 30_000,
+  algorithms = ['RS256'], onFailure, now = Date.now
+}: JwksOptions) {
+  const fetchOptions = deadlineFetchOptions(timeoutMs)
+  let source: { getJwks: ReturnType<typeof buildGetJwks>, domain: string, url: string } | undefined
+  // get-jwks cache keys (`alg:kid:domain`) of every key published at our last successful look.
+  let published = new Set<string>()
+  let lookedAt = -Infinity
   let lastAttempt = -Infinity
-  let inFlight: Promise<KeySet> | undefined
+  let inFlight: Promise<void> | undefined
   let fetchCount = 0
 
-  async function fetchKeySet (): Promise<KeySet> {
-    fetchCount++
-    const body = await fetchJson(await jwksUrl(), {}, timeoutMs) as { keys?: Array<JsonWebKey & { kid?: string, alg?: string }> }
-    if (!Array.isArray(body?.keys)) throw new Error('the JWKS document has no keys')
-    const keys = new Map<string, { pem: string, alg?: string }>()
-    for (const jwk of body.keys) {
-      if (typeof jwk.kid !== 'string' || jwk.use === 'enc') continue
-      try {
-        keys.set(jwk.kid, { pem: createPublicKey({ key: jwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }) as string, alg: jwk.alg })
-      } catch {
-        // A key this runtime cannot read is skipped; tokens signed with it are refused.
-      }
+  async function resolveSource () {
+    if (source) return source
+    let url
+    try {
+      url = new URL(await jwksUrl())
+    } catch (error) {
+      onFailure?.('the discovery document of the identity provider', error)
+      throw error
     }
-    return { keys, fetchedAt: now() }
+    // get-jwks fetches `<domain><jwksPath>`; the domain we pass is always this one.
+    source = {
+      url: url.toString(),
+      domain: url.origin + '/',
+      getJwks: buildGetJwks({ max: 100, ttl: 2 * maxAgeMs, jwksPath: url.pathname.slice(1) + url.search, fetchOptions })
+    }
+    return source
   }
 
-  function refresh (): Promise<KeySet> {
+  async function readPublishedSet () {
+    const { getJwks, domain, url } = await resolveSource()
+    fetchCount++
+    let body: { keys?: Jwk[] } | undefined
+    try {
+      const response = await fetch(url, fetchOptions)
+      body = await response.json() as { keys?: Jwk[] }
+      if (!response.ok || !Array.isArray(body?.keys)) throw new Error(`the JWKS answered ${response.status} without keys`)
+    } catch (error) {
+      onFailure?.('the JWKS of the identity provider', error)
+      throw error
+    }
+    const next = new Set<string>()
+    for (const jwk of body.keys!) {
+      if (typeof jwk.kid !== 'string' || jwk.use === 'enc') continue
+      for (const alg of jwk.alg ? [jwk.alg] : algorithms) {
+        const cacheKey = getJwks.generateCacheKey(alg, jwk.kid, domain)
+        next.add(cacheKey)
+        getJwks.cache.set(cacheKey, Promise.resolve(jwk) as never)
+      }
+    }
+    // A key the provider withdrew must not live on in get-jwks' stale copy.
+    for (const cacheKey of published) {
+      if (!next.has(cacheKey)) { getJwks.cache.delete(cacheKey); getJwks.staleCache.delete(cacheKey) }
+    }
+    published = next
+    lookedAt = now()
+  }
+
+  function lookAgain (): Promise<void> {
     lastAttempt = now()
-    inFlight ??= fetchKeySet()
-      .then((set) => { current = set; return set })
+    inFlight ??= readPublishedSet()
+      .catch((error) => { throw dependencyUnavailable('the identity provider', error) })
       .finally(() => { inFlight = undefined })
     return inFlight
   }
+
+  const cacheKeyOf = (kid: string, alg: string) => source && source.getJwks.generateCacheKey(alg, kid, source.domain)
+  const isPublished = (kid: string, alg: string) => published.has(cacheKeyOf(kid, alg) ?? '')
 
   return {
     get fetchCount () { return fetchCount },
 
     async publicKey (kid: string, alg: string): Promise<string> {
-      const fresh = current && now() - current.fetchedAt < maxAgeMs
-      let set = current
-      if ((!fresh || !set?.keys.has(kid)) && now() - lastAttempt >= refetchIntervalMs) {
-        set = await refresh()
-      } else if (!set) {
-        set = await inFlight
+      const due = !isPublished(kid, alg) || now() - lookedAt >= maxAgeMs
+      if (due && now() - lastAttempt >= refetchIntervalMs) {
+        try {
+          await lookAgain()
+        } catch (error) {
+          // Keys already known keep working while the provider is down.
+          if (!isPublished(kid, alg)) throw error
+        }
+      } else if (inFlight && !isPublished(kid, alg)) {
+        await inFlight.catch(() => undefined)
       }
-      const key = set?.keys.get(kid)
-      if (!key || (key.alg !== undefined && key.alg !== alg)) throw new Error('no usable key for this token')
-      return key.pem
+      if (!source) throw dependencyUnavailable('the identity provider', new Error('its keys could not be read yet'))
+      if (!isPublished(kid, alg)) throw new Error('no usable key for this token')
+      return source.getJwks.getPublicKey({ domain: source.domain, alg, kid })
     }
   }
 }

@@ -1,4 +1,5 @@
-import { createVerifier, type Algorithm } from 'fast-jwt'
+import { createVerifier, TokenError, type Algorithm } from 'fast-jwt'
+import type { FailureLog } from './http.js'
 import { createJwks } from './jwks.js'
 
 export interface JwtVerifierOptions {
@@ -11,6 +12,7 @@ export interface JwtVerifierOptions {
   orgClaim: string
   fetchTimeoutMs?: number
   refetchIntervalMs?: number
+  onUpstreamFailure?: FailureLog
 }
 
 export interface TokenClaims {
@@ -24,7 +26,9 @@ export function createJwtVerifier (options: JwtVerifierOptions) {
   const jwks = createJwks({
     jwksUrl: options.jwksUrl,
     timeoutMs: options.fetchTimeoutMs,
-    refetchIntervalMs: options.refetchIntervalMs
+    refetchIntervalMs: options.refetchIntervalMs,
+    algorithms: options.algorithms,
+    onFailure: options.onUpstreamFailure
   })
   const verifier = createVerifier({
     // Only the configured issuer's key set is consulted; `jku`, `x5u` and the token's own `iss` are never followed.
@@ -38,13 +42,23 @@ export function createJwtVerifier (options: JwtVerifierOptions) {
     // fast-jwt accepts a token without `exp` unless it is required.
     requiredClaims: ['exp', 'iss', ...(options.audience ? ['aud'] : [])],
     clockTolerance: CLOCK_TOLERANCE_MS,
-    cache: 1000
+    cache: 1000,
+    // fast-jwt caches errors too, for clockTolerance + errorCacheTTL: a token refused because its
+    // key could not be had (not published yet, provider down) must be looked at again next time.
+    errorCacheTTL: (error: TokenError) => error.code === TokenError.codes.keyFetchingError ? -CLOCK_TOLERANCE_MS - 1 : -1
   })
 
   return {
     jwks,
+    /** Rejects with the provider's DependencyUnavailableError when the key could not be had. */
     async verify (token: string): Promise<TokenClaims> {
-      const payload = await verifier(token) as Record<string, unknown>
+      let payload: Record<string, unknown>
+      try {
+        payload = await verifier(token) as Record<string, unknown>
+      } catch (error) {
+        const cause = (error as TokenError).originalError as { code?: string } | undefined
+        throw cause?.code === 'STOWAGE_ERR_DEPENDENCY_UNAVAILABLE' ? cause : error
+      }
       return { userId: payload[options.userClaim], orgId: payload[options.orgClaim] }
     }
   }

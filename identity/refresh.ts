@@ -1,7 +1,8 @@
 import { AssumeRoleWithWebIdentityCommand, STSClient } from '@aws-sdk/client-sts'
-import { BadGatewayError, ServiceUnavailableError, UnauthorizedError } from '../errors.js'
+import { NodeHttpHandler } from '@smithy/node-http-handler'
+import { BadGatewayError, dependencyUnavailable, ServiceUnavailableError, UnauthorizedError } from '../errors.js'
 import { isSafeSegment } from '../storage/paths.js'
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout } from './http.js'
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout, type FailureLog } from './http.js'
 
 export interface RefreshOptions {
   /** Resolves the token endpoint: OIDC_TOKEN_URL, else discovery. Undefined: refresh is off. */
@@ -16,6 +17,7 @@ export interface RefreshOptions {
   /** The bucket and `users/{userId}/<root>/` prefix of a user. */
   locate: (userId: string) => { bucket: string, prefix: string }
   timeoutMs?: number
+  onUpstreamFailure?: FailureLog
 }
 
 export interface RefreshedTokens {
@@ -59,8 +61,10 @@ export function createTokenRefresher (options: RefreshOptions) {
     endpoint: options.stsEndpoint,
     region: options.stsRegion,
     maxAttempts: 2,
-    requestHandler: { connectionTimeout: timeoutMs, requestTimeout: timeoutMs }
+    // Without throwOnRequestTimeout, requestTimeout only logs a warning.
+    requestHandler: new NodeHttpHandler({ connectionTimeout: timeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true })
   })
+  const failed = (endpoint: string, error: unknown) => options.onUpstreamFailure?.(endpoint, error)
 
   async function redeem (refreshToken: string) {
     const tokenEndpoint = options.tokenEndpoint!
@@ -72,17 +76,24 @@ export function createTokenRefresher (options: RefreshOptions) {
       form.set('client_id', options.clientId)
     }
     let response: Response
-    let body: Record<string, unknown>
     try {
       response = await fetchWithTimeout(await tokenEndpoint(), { method: 'POST', headers, body: form }, timeoutMs)
+    } catch (error) {
+      failed('the token endpoint of the identity provider', error)
+      throw dependencyUnavailable('the identity provider', error)
+    }
+    let body: Record<string, unknown>
+    try {
       body = await response.json() as Record<string, unknown>
-    } catch {
-      throw new BadGatewayError('the identity provider did not answer')
+    } catch (error) {
+      failed('the token endpoint of the identity provider', error)
+      throw new BadGatewayError('the identity provider answered something other than JSON')
     }
     // RFC 6749 §5.2: a refused grant is invalid_grant (400) or a client error (401).
     if (response.status === 400 || response.status === 401) throw new UnauthorizedError()
     const { access_token: accessToken, id_token: idToken, refresh_token: rotated } = body ?? {}
     if (!response.ok || typeof accessToken !== 'string' || typeof idToken !== 'string') {
+      failed('the token endpoint of the identity provider', new Error(`answered ${response.status}`))
       throw new BadGatewayError('the identity provider failed to refresh the tokens')
     }
     return { accessToken, idToken, refreshToken: typeof rotated === 'string' && rotated !== refreshToken ? rotated : undefined }
@@ -104,9 +115,14 @@ export function createTokenRefresher (options: RefreshOptions) {
           WebIdentityToken: tokens.idToken,
           DurationSeconds: options.durationSeconds,
           Policy: sessionPolicy(bucket, prefix)
-        }))
-      } catch {
-        throw new BadGatewayError('the AWS security token service refused or failed')
+        }), { abortSignal: AbortSignal.timeout(timeoutMs) })
+      } catch (error) {
+        failed('the AWS security token service', error)
+        // An answer with an error status is STS refusing; anything else is STS out of reach.
+        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode) {
+          throw new BadGatewayError('the AWS security token service refused or failed')
+        }
+        throw dependencyUnavailable('the AWS security token service', error)
       }
       const credentials = answer.Credentials
       if (!credentials?.AccessKeyId || !credentials.SecretAccessKey || !credentials.SessionToken || !credentials.Expiration) {

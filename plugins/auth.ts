@@ -58,6 +58,7 @@ function jwtAuthenticator (app: FastifyInstance): Authenticator | undefined {
       try {
         claims = await jwt.verify(token)
       } catch (error) {
+        if (error instanceof DependencyUnavailableError) throw error
         request.log.debug({ reason: (error as Error).message }, 'JWT refused')
         throw REFUSED
       }

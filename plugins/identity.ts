@@ -3,6 +3,7 @@ import type { Algorithm } from 'fast-jwt'
 import { createOrganizationRepository, type OrganizationRepository } from '../db/organizations.js'
 import { createAwsCallerVerifier, type AwsCallerVerifier } from '../identity/aws-caller.js'
 import { createDiscovery } from '../identity/discovery.js'
+import { createFailureLog, type Logger } from '../identity/http.js'
 import { createJwtVerifier, type JwtVerifier } from '../identity/jwt.js'
 import { createTokenRefresher, type TokenRefresher } from '../identity/refresh.js'
 
@@ -34,6 +35,8 @@ export interface IdentityPluginOptions {
   credentialsTtlSeconds?: number
   /** Unset turns the AWS-signed caller identity method off. */
   awsAuthServerId?: string
+  /** Where failures of the provider and of STS are reported, once a minute per endpoint at most. */
+  log?: Logger
 }
 
 export interface IdentityService {
@@ -52,6 +55,7 @@ interface IdentityDependencies {
 export function createIdentityService (options: IdentityPluginOptions, { organizations, locate }: IdentityDependencies): IdentityService {
   const { issuer } = options
   const stsEndpoint = options.stsEndpoint ?? 'https://sts.amazonaws.com'
+  const onUpstreamFailure = createFailureLog(options.log)
   const discover = issuer ? createDiscovery(issuer, options.upstreamTimeoutMs) : undefined
   const discovered = async (field: 'jwks_uri' | 'token_endpoint') => {
     const value = discover ? (await discover())[field] : undefined
@@ -69,10 +73,11 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
     stsEndpoint,
     stsRegion: options.stsRegion ?? 'us-east-1',
     locate,
-    timeoutMs: options.upstreamTimeoutMs
+    timeoutMs: options.upstreamTimeoutMs,
+    onUpstreamFailure
   })
   const awsCaller = options.awsAuthServerId
-    ? createAwsCallerVerifier({ stsEndpoint, serverId: options.awsAuthServerId, organizations, timeoutMs: options.upstreamTimeoutMs })
+    ? createAwsCallerVerifier({ stsEndpoint, serverId: options.awsAuthServerId, organizations, timeoutMs: options.upstreamTimeoutMs, onUpstreamFailure })
     : undefined
   if (!issuer) return { refresher, awsCaller }
   const jwksUrl = async () => options.jwksUrl ?? discovered('jwks_uri')
@@ -87,13 +92,14 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
       userClaim: options.userClaim ?? 'sub',
       orgClaim: options.orgClaim ?? 'org_id',
       fetchTimeoutMs: options.upstreamTimeoutMs,
-      refetchIntervalMs: options.jwksRefetchIntervalMs
+      refetchIntervalMs: options.jwksRefetchIntervalMs,
+      onUpstreamFailure
     })
   }
 }
 
 export const identityPlugin = fp<IdentityPluginOptions>(async (app, options) => {
-  const identity = createIdentityService(options, {
+  const identity = createIdentityService({ log: app.log, ...options }, {
     organizations: createOrganizationRepository(app.db),
     locate: (userId) => app.files.location(userId)
   })

@@ -4,6 +4,7 @@ import { signCallerIdentity } from '../identity/aws-signing.js'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { closedPortUrl } from './helpers/net.js'
 import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
+import { timed } from './helpers/wait.js'
 
 const sts = await startSts()
 t.teardown(() => sts.close())
@@ -135,6 +136,25 @@ t.test('an STS that is down is 503', async (t) => {
   sts.state.override = { status: 500, body: 'oops' }
   t.teardown(() => { sts.state.override = undefined })
   t.equal((await failing.credentials(await sign())).statusCode, 503, 'an STS answering 5xx')
+})
+
+t.test('an STS that stops answering is 503 within the 5 s deadline; one that is stopped and started again recovers', async (t) => {
+  const own = await startSts()
+  t.teardown(() => own.close())
+  const { credentials } = await setup(t, { STS_ENDPOINT: own.endpoint })
+  const signFor = () => sign(alice, { stsEndpoint: own.endpoint })
+  own.hang()
+  const { result: hung, ms } = await timed(async () => credentials(await signFor()))
+  t.equal(hung.statusCode, 503)
+  t.equal(hung.headers['retry-after'], '5')
+  t.ok(ms < 15_000, `answered in ${Math.round(ms)} ms`)
+  own.resume()
+
+  await own.close()
+  t.equal((await credentials(await signFor())).statusCode, 503, 'stopped')
+  const again = await startSts({ port: Number(new URL(own.endpoint).port) })
+  t.teardown(() => again.close())
+  t.equal((await credentials(await signFor())).statusCode, 200, 'started again: the next request succeeds')
 })
 
 t.test('with no AWS_AUTH_SERVER_ID the method is off', async (t) => {

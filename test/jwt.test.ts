@@ -1,7 +1,10 @@
 import t from 'tap'
 import { createJwks } from '../identity/jwks.js'
+import { createJwtVerifier } from '../identity/jwt.js'
 import { bearer, buildTestApp } from './helpers/app.js'
-import { startIdp } from './helpers/idp.js'
+import { startIdp, TEST_AUDIENCE } from './helpers/idp.js'
+import { timed } from './helpers/wait.js'
+import { createFailureLog } from '../identity/http.js'
 
 const idp = await startIdp()
 t.teardown(() => idp.close())
@@ -114,15 +117,79 @@ t.test('the key set is refetched for an unknown kid only after 30 s, and brings 
   await t.rejects(jwks.publicKey(rotated, 'RS512'), 'a key is used only with the algorithm it names')
 })
 
-t.test('a JWKS endpoint that hangs does not hang the request', async (t) => {
+t.test('a JWKS endpoint that hangs does not hang the request: 503 after the 5 s deadline', async (t) => {
   const { app, close } = await buildTestApp({ idp })
   t.teardown(close)
   idp.state.hangJwks = true
   t.teardown(() => { idp.state.hangJwks = false })
-  const started = Date.now()
-  const res = await credentials(app, idp.token({ sub: 'alice' }))
-  t.equal(res.statusCode, 401)
-  t.ok(Date.now() - started < 9000, 'answered after the 5 s upstream timeout, not never')
+  const { result: res, ms } = await timed(() => credentials(app, idp.token({ sub: 'alice' })))
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '5')
+  t.same(res.json(), { error: 'the identity provider is unavailable, try again shortly' })
+  t.ok(ms < 15_000, `answered in ${Math.round(ms)} ms, not never`)
+})
+
+t.test('with the IdP down after warm-up, tokens signed with known keys still verify', async (t) => {
+  const provider = await startIdp()
+  t.teardown(() => provider.close())
+  const { app, close } = await buildTestApp({ idp: provider })
+  t.teardown(close)
+  t.equal((await credentials(app, provider.token({ sub: 'alice' }))).statusCode, 200, 'warm-up')
+  const fetches = provider.state.jwksFetches
+  await provider.close()
+  t.equal((await credentials(app, provider.token({ sub: 'bob' }))).statusCode, 200, 'a new token with a known key')
+  const unknown = await Promise.all(Array.from({ length: 20 }, (_, i) => credentials(app, provider.token({ sub: 'eve' }, { kid: `made-up-${i}` }))))
+  t.same([...new Set(unknown.map((res) => res.statusCode))], [401], 'unknown keys inside the refetch interval: refused, no fetch')
+  t.equal(provider.state.jwksFetches, fetches)
+})
+
+t.test('failures of the provider are warned about at most once a minute per endpoint', async (t) => {
+  const entries: Array<{ details: Record<string, unknown>, message: string }> = []
+  let now = 0
+  const failed = createFailureLog({ warn: (details, message) => { entries.push({ details: details as Record<string, unknown>, message }) } }, 60_000, () => now)
+  for (let i = 0; i < 100; i++) failed('the JWKS of the identity provider', new Error('ECONNREFUSED'))
+  failed('the AWS security token service', new Error('timeout'))
+  t.same(entries.map((entry) => entry.message), ['the JWKS of the identity provider failed', 'the AWS security token service failed'])
+  now += 60_000
+  failed('the JWKS of the identity provider', new Error('ECONNREFUSED'))
+  t.equal(entries.length, 3)
+  t.equal(entries[2].details.failuresSinceLastWarning, 99, 'the next warning counts those left unsaid')
+})
+
+t.test('get-jwks keeps serving a known key past its age while every refetch fails', async (t) => {
+  const provider = await startIdp()
+  t.teardown(() => provider.close())
+  let now = 1_000_000
+  const jwks = createJwks({ jwksUrl: async () => `${provider.issuer}/jwks.json`, maxAgeMs: 60_000, now: () => now })
+  const kid = JSON.parse(Buffer.from(provider.token({}).split('.')[0], 'base64url').toString()).kid
+  const pem = await jwks.publicKey(kid, 'RS256')
+  provider.state.failJwks = true
+  now += 10 * 60_000
+  t.equal(await jwks.publicKey(kid, 'RS256'), pem, 'the known key, though the set is old and the refetch failed')
+  t.equal(jwks.fetchCount, 2, 'the refetch was tried')
+  await t.rejects(jwks.publicKey('never-published', 'RS256'), { message: 'no usable key for this token' }, 'inside the interval: refused without a fetch')
+  now += 30_000
+  await t.rejects(jwks.publicKey('never-published', 'RS256'), { message: 'the identity provider is unavailable, try again shortly' }, 'then: the provider is down')
+})
+
+t.test('a token refused while its key was unpublished verifies once the key is published: no cached refusal', async (t) => {
+  const provider = await startIdp()
+  t.teardown(() => provider.close())
+  const verifier = createJwtVerifier({
+    issuer: provider.issuer,
+    audience: TEST_AUDIENCE,
+    jwksUrl: async () => `${provider.issuer}/jwks.json`,
+    algorithms: ['RS256'],
+    userClaim: 'sub',
+    orgClaim: 'org_id',
+    refetchIntervalMs: 2000
+  })
+  await verifier.verify(provider.token({ sub: 'alice' }))
+  const rotated = provider.rotateKey()
+  const token = provider.token({ sub: 'alice' }, { kid: rotated })
+  await t.rejects(verifier.verify(token), 'inside the refetch interval the new kid is unknown')
+  await new Promise((resolve) => setTimeout(resolve, 2100))
+  t.match(await verifier.verify(token), { userId: 'alice' }, 'the same token, after the interval')
 })
 
 t.test('with no JWT_ISSUER the JWT method is off', async (t) => {

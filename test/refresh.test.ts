@@ -3,6 +3,7 @@ import { bearer, buildTestApp } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
 import { closedPortUrl } from './helpers/net.js'
 import { startSts } from './helpers/sts.js'
+import { timed } from './helpers/wait.js'
 
 const idp = await startIdp()
 const sts = await startSts()
@@ -80,7 +81,7 @@ t.test('a malformed body is 400, a body that is not JSON 415', async (t) => {
   t.equal(text.statusCode, 415)
 })
 
-t.test('an identity provider that fails or cannot be reached is 502, without internals', async (t) => {
+t.test('an identity provider that answers with an error is 502; one that cannot be reached is 503; no internals', async (t) => {
   const { refresh } = await setup(t)
   idp.state.failTokenEndpoint = true
   t.teardown(() => { idp.state.failTokenEndpoint = false })
@@ -90,11 +91,12 @@ t.test('an identity provider that fails or cannot be reached is 502, without int
 
   const unreachable = await setup(t, { OIDC_TOKEN_URL: await closedPortUrl() })
   const res = await unreachable.refresh({ refreshToken: 'anything' })
-  t.equal(res.statusCode, 502)
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '5')
   t.notMatch(res.body, /ECONNREFUSED|127\.0\.0\.1/)
 })
 
-t.test('an STS that refuses or cannot be reached is 502', async (t) => {
+t.test('an STS that refuses is 502; one that is down is 503, and refresh works again once it is back', async (t) => {
   const { refresh } = await setup(t)
   sts.state.failAssumeRole = true
   const refused = await refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })
@@ -104,7 +106,21 @@ t.test('an STS that refuses or cannot be reached is 502', async (t) => {
 
   const down = await setup(t, { STS_ENDPOINT: await closedPortUrl() })
   const res = await down.refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })
-  t.equal(res.statusCode, 502)
+  t.equal(res.statusCode, 503)
+  t.equal(res.headers['retry-after'], '5')
+  t.same(res.json(), { error: 'the AWS security token service is unavailable, try again shortly' })
+})
+
+t.test('an STS that stops answering is 503 within UPSTREAM_TIMEOUT_MS, retries included, and refresh recovers', async (t) => {
+  const own = await startSts()
+  t.teardown(() => own.close())
+  const { refresh } = await setup(t, { STS_ENDPOINT: own.endpoint, UPSTREAM_TIMEOUT_MS: '1000' })
+  own.hang()
+  const { result: res, ms } = await timed(() => refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) }))
+  t.equal(res.statusCode, 503)
+  t.ok(ms < 10_000, `answered in ${Math.round(ms)} ms`)
+  own.resume()
+  t.equal((await refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })).statusCode, 200)
 })
 
 t.test('without CREDENTIALS_ROLE_ARN refresh is 503: not configured', async (t) => {

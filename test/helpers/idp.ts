@@ -24,7 +24,7 @@ export interface RefreshGrant { refreshToken: string, userId: string, orgId?: st
 export async function startIdp () {
   const keys: SigningKey[] = [newKey()]
   const grants = new Map<string, RefreshGrant>()
-  const state = { jwksFetches: 0, hangJwks: false, failTokenEndpoint: false, tokenRequests: [] as Array<Record<string, string>> }
+  const state = { jwksFetches: 0, hangJwks: false, failJwks: false, failTokenEndpoint: false, tokenRequests: [] as Array<Record<string, string>> }
   const pending = new Set<ServerResponse>()
 
   function newKey (): SigningKey {
@@ -50,6 +50,7 @@ export async function startIdp () {
     if (url.pathname === '/jwks.json') {
       state.jwksFetches++
       if (state.hangJwks) { pending.add(res); return }
+      if (state.failJwks) return send(res, 503, { error: 'unavailable' })
       return send(res, 200, {
         keys: keys.map(({ kid, publicKey }) => ({ ...publicKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' }))
       })
@@ -118,7 +119,7 @@ export async function startIdp () {
     async close () {
       for (const res of pending) res.destroy()
       server.closeAllConnections()
-      await new Promise((resolve) => server.close(resolve))
+      if (server.listening) await new Promise((resolve) => server.close(resolve))
     }
   }
 }

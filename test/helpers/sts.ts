@@ -31,13 +31,15 @@ export interface StsRecord { action: string, params: Record<string, string>, hea
  * credentials, answers GetCallerIdentity (JSON when asked, else XML) and AssumeRoleWithWebIdentity,
  * and records every call.
  */
-export async function startSts ({ identities = TEST_IDENTITIES } = {}) {
+export async function startSts ({ identities = TEST_IDENTITIES, port = 0 } = {}) {
   const state = {
     calls: [] as StsRecord[],
     /** Replaces the next answers, to test a server that says something else. */
     override: undefined as undefined | { status: number, body: string, contentType?: string },
-    failAssumeRole: false
+    failAssumeRole: false,
+    hanging: false
   }
+  const held = new Set<ServerResponse>()
 
   async function verifySignature (req: IncomingMessage, body: string): Promise<StsIdentity | undefined> {
     const match = AUTHORIZATION.exec(String(req.headers.authorization ?? ''))
@@ -76,6 +78,7 @@ export async function startSts ({ identities = TEST_IDENTITIES } = {}) {
   }
 
   const server = createServer(async (req, res) => {
+    if (state.hanging) { held.add(res); return }
     let body = ''
     for await (const chunk of req) body += chunk
     const params = Object.fromEntries(new URLSearchParams(body)) as Record<string, string>
@@ -110,14 +113,21 @@ export async function startSts ({ identities = TEST_IDENTITIES } = {}) {
     }
     reply(res, req, 400, action, { Error: { Type: 'Sender', Code: 'InvalidAction', Message: `unknown action ${action}` } })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   return {
     endpoint,
     state,
+    /** Accepts connections and never answers, until resume(). */
+    hang () { state.hanging = true },
+    resume () {
+      state.hanging = false
+      for (const res of held) res.destroy()
+    },
     async close () {
+      for (const res of held) res.destroy()
       server.closeAllConnections()
-      await new Promise((resolve) => server.close(resolve))
+      if (server.listening) await new Promise((resolve) => server.close(resolve))
     }
   }
 }
