@@ -22,7 +22,14 @@ t.test('defaults are those of DESIGN.md §3', async (t) => {
     CREDENTIALS_TTL_SECONDS: 3600,
     API_KEY_PREFIX: 'stow',
     API_KEY_BCRYPT_COST: 10,
-    LOG_LEVEL: 'info'
+    LOG_LEVEL: 'info',
+    DATABASE_CONNECT_TIMEOUT_MS: 5000,
+    DATABASE_QUERY_TIMEOUT_MS: 5000,
+    DATABASE_POOL_SIZE: 10,
+    S3_CONNECT_TIMEOUT_MS: 3000,
+    S3_TIMEOUT_MS: 15000,
+    UPSTREAM_TIMEOUT_MS: 5000,
+    HEALTH_TIMEOUT_MS: 2000
   })
   t.equal(loadConfig({}).JWT_ISSUER, undefined)
 })
@@ -39,7 +46,8 @@ t.test('a bad variable is refused with a line naming it', async (t) => {
   const bad = {
     PORT: 'eighty', DATABASE_URL: 'mysql://x', STORAGE_DRIVER: 'ftp', S3_FORCE_PATH_STYLE: 'maybe',
     MAX_FILE_BYTES: '-1', JWT_ISSUER: 'not a url', JWT_ALGORITHMS: 'HS256', API_KEY_PREFIX: 'has_underscore',
-    API_KEY_BCRYPT_COST: '99', LOG_LEVEL: 'loud', STORAGE_ROOT: '../up', CREDENTIALS_TTL_SECONDS: '60'
+    API_KEY_BCRYPT_COST: '99', LOG_LEVEL: 'loud', STORAGE_ROOT: '../up', CREDENTIALS_TTL_SECONDS: '60',
+    DATABASE_QUERY_TIMEOUT_MS: '0', DATABASE_POOL_SIZE: 'many', S3_TIMEOUT_MS: '5s', UPSTREAM_TIMEOUT_MS: '-5', HEALTH_TIMEOUT_MS: '9999999'
   }
   for (const [name, value] of Object.entries(bad)) {
     const error = (() => { try { loadConfig({ [name]: value }) } catch (e) { return e } })()
