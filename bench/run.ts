@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import bcrypt from 'bcrypt'
 import { performance } from 'node:perf_hooks'
 import { generateApiKey } from '../keys/api-key.js'
+import { measureFsListing } from './fs-listing.js'
 import { measureKeyVerification } from './key-verification.js'
 import { startIdp, TEST_AUDIENCE } from '../test/helpers/idp.js'
 import { startS3Server, TEST_S3_CREDENTIALS } from '../test/helpers/s3.js'
@@ -176,6 +177,11 @@ async function main () {
     const growth = (await peakRssBytes(server.pid!)) - peakBefore
     console.log(`PUT of MAX_FILE_BYTES (10 MiB): peak RSS of the service grew ${(growth / 1048576).toFixed(1)} MiB`)
     ratio('peak memory growth / file size', growth / maxFileBytes, '<= 4')
+
+    console.log()
+    const listing = await measureFsListing()
+    console.log(`fs driver, a 100-key page of ${listing.files} files: first ${listing.first.toFixed(2)} ms, last ${listing.last.toFixed(2)} ms`)
+    ratio('last page / first page', listing.last / listing.first, '~1: no growth with the files before it')
   } finally {
     for (const child of children) child.kill('SIGTERM')
     await idp.close()

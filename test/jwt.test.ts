@@ -156,7 +156,7 @@ t.test('failures of the provider are warned about at most once a minute per endp
   t.equal(entries[2].details.failuresSinceLastWarning, 99, 'the next warning counts those left unsaid')
 })
 
-t.test('get-jwks keeps serving a known key past its age while every refetch fails', async (t) => {
+t.test('get-jwks keeps serving a known key past its age while every refetch fails, and the next look after recovery succeeds', async (t) => {
   const provider = await startIdp()
   t.teardown(() => provider.close())
   let now = 1_000_000
@@ -170,6 +170,11 @@ t.test('get-jwks keeps serving a known key past its age while every refetch fail
   await t.rejects(jwks.publicKey('never-published', 'RS256'), { message: 'no usable key for this token' }, 'inside the interval: refused without a fetch')
   now += 30_000
   await t.rejects(jwks.publicKey('never-published', 'RS256'), { message: 'the identity provider is unavailable, try again shortly' }, 'then: the provider is down')
+
+  provider.state.failJwks = false
+  const rotated = provider.rotateKey()
+  now += 30_000
+  t.type(await jwks.publicKey(rotated, 'RS256'), 'string', 'once the provider is back, a key published meanwhile is picked up')
 })
 
 t.test('a token refused while its key was unpublished verifies once the key is published: no cached refusal', async (t) => {
