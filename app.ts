@@ -79,10 +79,20 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     credentialsRoleArn: config.CREDENTIALS_ROLE_ARN,
     credentialsTtlSeconds: config.CREDENTIALS_TTL_SECONDS,
     awsAuthServerId: config.AWS_AUTH_SERVER_ID,
-    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS
+    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    stsConcurrency: config.STS_CONCURRENCY
   })
-  await app.register(keysPlugin, { prefix: config.API_KEY_PREFIX, bcryptCost: config.API_KEY_BCRYPT_COST })
-  await app.register(authPlugin)
+  await app.register(keysPlugin, {
+    prefix: config.API_KEY_PREFIX,
+    bcryptCost: config.API_KEY_BCRYPT_COST,
+    failuresPerKey: config.AUTH_FAILURES_PER_KEY,
+    failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000,
+    bcryptConcurrency: config.BCRYPT_CONCURRENCY
+  })
+  await app.register(authPlugin, {
+    failuresPerAddress: config.AUTH_FAILURES_PER_ADDRESS,
+    failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000
+  })
 
   await app.register(healthRoutes)
   await app.register(authRoutes)

@@ -5,6 +5,8 @@ const Url = (description: string, options: { default?: string } = {}) =>
   Type.String({ pattern: '^https?://[^\\s]+$', description, ...options })
 const Millis = (defaultMs: number, meaning: string) =>
   Type.Integer({ minimum: 100, maximum: 600_000, default: defaultMs, description: 'milliseconds from 100 to 600000', title: meaning })
+const Count = (defaultCount: number, meaning: string) =>
+  Type.Integer({ minimum: 1, maximum: 100_000, default: defaultCount, description: 'an integer from 1 to 100000', title: meaning })
 const Optional = <T extends TSchema>(schema: T) => Type.Optional(schema)
 
 export const ConfigSchema = Type.Object({
@@ -48,6 +50,11 @@ export const ConfigSchema = Type.Object({
   UPSTREAM_TIMEOUT_MS: Millis(5000, 'longest wait for the identity provider or STS'),
   API_KEY_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9]{0,15}$', default: 'stow' }),
   API_KEY_BCRYPT_COST: Type.Integer({ minimum: 4, maximum: 15, default: 10 }),
+  AUTH_FAILURES_PER_ADDRESS: Count(100, 'failed authentications per client address in one window before 429'),
+  AUTH_FAILURES_PER_KEY: Count(10, 'wrong secrets per API key id in one window before 429'),
+  AUTH_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60, description: 'seconds from 1 to 86400' }),
+  BCRYPT_CONCURRENCY: Count(2, 'bcrypt compares running at once'),
+  STS_CONCURRENCY: Count(8, 'calls to STS in flight at once for the AWS method'),
   AWS_AUTH_SERVER_ID: Optional(Type.String({ pattern: '^[\\x21-\\x7e]{1,128}$' })),
   HEALTH_TIMEOUT_MS: Millis(2000, 'longest each readiness check of /health may take'),
   LOG_LEVEL: Type.Union(

@@ -29,3 +29,10 @@ export function dependencyUnavailable (dependency: string, cause: unknown): Erro
   error.cause = cause
   return error
 }
+
+/** Too many failed attempts: refused before any costly check; `retryAfterSeconds` goes in Retry-After. */
+export class TooManyAttemptsError extends createError<[string]>('STOWAGE_ERR_TOO_MANY_ATTEMPTS', '%s', 429) {
+  constructor (readonly retryAfterSeconds: number, what = 'too many failed attempts') {
+    super(`${what}, try again in ${retryAfterSeconds} s`)
+  }
+}

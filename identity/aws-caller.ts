@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import type { OrganizationRepository } from '../db/organizations.js'
 import { dependencyUnavailable } from '../errors.js'
 import { CALLER_IDENTITY_BODY, CALLER_IDENTITY_CONTENT_TYPE, SERVER_ID_HEADER } from './aws-signing.js'
+import { createMemory, createSemaphore } from '../limits.js'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout, type FailureLog } from './http.js'
 
 export const MAX_CLOCK_SKEW_MS = 15 * 60_000
@@ -23,6 +24,8 @@ export interface AwsCallerOptions {
   timeoutMs?: number
   onUpstreamFailure?: FailureLog
   cacheSize?: number
+  /** STS calls in flight at once, whatever the number of callers. */
+  stsConcurrency?: number
   now?: () => number
 }
 
@@ -66,16 +69,15 @@ function parseCallerIdentity (body: unknown): { account: string, arn: string } {
 }
 
 export function createAwsCallerVerifier ({
-  stsEndpoint, serverId, organizations, timeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS, onUpstreamFailure, cacheSize = 10_000, now = Date.now
+  stsEndpoint, serverId, organizations, timeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS, onUpstreamFailure, cacheSize = 10_000,
+  stsConcurrency = 8, now = Date.now
 }: AwsCallerOptions) {
   const stsUrl = new URL('/', stsEndpoint).toString()
-  // A verified signature stands until its X-Amz-Date + 15 min: a burst of requests costs one STS call.
-  const verified = new Map<string, { caller: AwsCaller, until: number }>()
-
-  function remember (key: string, caller: AwsCaller, until: number) {
-    verified.set(key, { caller, until })
-    if (verified.size > cacheSize) verified.delete(verified.keys().next().value as string)
-  }
+  // A signature's answer stands until its X-Amz-Date + 15 min, when STS would refuse it anyway: a
+  // burst of requests, or a refused signature sent again, costs one STS call.
+  const verified = createMemory<AwsCaller>(cacheSize, now)
+  const refused = createMemory<string>(cacheSize, now)
+  const boundedSts = createSemaphore(stsConcurrency)
 
   async function askSts (headers: Record<string, string>) {
     let response: Response
@@ -121,20 +123,29 @@ export function createAwsCallerVerifier ({
 
       const cacheKey = createHash('sha256').update([authorization, amzDate, token ?? ''].join('\n')).digest('base64')
       const cached = verified.get(cacheKey)
-      if (cached && cached.until > now()) return cached.caller
+      if (cached) return cached
+      const refusal = refused.get(cacheKey)
+      if (refusal) throw new AwsSignatureRefused(refusal)
 
-      const { account, arn } = await askSts({
-        'content-type': CALLER_IDENTITY_CONTENT_TYPE,
-        accept: 'application/json',
-        authorization,
-        'x-amz-date': amzDate,
-        [SERVER_ID_HEADER]: serverId,
-        ...(token === undefined ? {} : { 'x-amz-security-token': token })
+      const until = signedAt + MAX_CLOCK_SKEW_MS
+      const resolve = async () => {
+        const { account, arn } = await boundedSts(() => askSts({
+          'content-type': CALLER_IDENTITY_CONTENT_TYPE,
+          accept: 'application/json',
+          authorization,
+          'x-amz-date': amzDate,
+          [SERVER_ID_HEADER]: serverId,
+          ...(token === undefined ? {} : { 'x-amz-security-token': token })
+        }))
+        const orgs = (await organizations.findByAwsAccount(account)).filter((org) => org.auth_mode === 'aws-sso')
+        if (orgs.length !== 1) throw new AwsSignatureRefused(orgs.length ? 'several aws-sso organizations share the account' : 'no aws-sso organization for the account')
+        return { userId: userIdFromArn(arn), orgId: orgs[0].id, arn, account }
+      }
+      const caller = await resolve().catch((error) => {
+        if (error instanceof AwsSignatureRefused) refused.set(cacheKey, error.message, until)
+        throw error
       })
-      const orgs = (await organizations.findByAwsAccount(account)).filter((org) => org.auth_mode === 'aws-sso')
-      if (orgs.length !== 1) throw new AwsSignatureRefused(orgs.length ? 'several aws-sso organizations share the account' : 'no aws-sso organization for the account')
-      const caller = { userId: userIdFromArn(arn), orgId: orgs[0].id, arn, account }
-      remember(cacheKey, caller, signedAt + MAX_CLOCK_SKEW_MS)
+      verified.set(cacheKey, caller, until)
       return caller
     }
   }

@@ -1,7 +1,9 @@
 import bcrypt from 'bcrypt'
 import { createHash } from 'node:crypto'
 import type { ApiKeyRepository } from '../db/api-keys.js'
-import { BadRequestError, NotFoundError } from '../errors.js'
+import type { ApiKeyRow } from '../db/types.js'
+import { BadRequestError, NotFoundError, TooManyAttemptsError } from '../errors.js'
+import { createFailureLimiter, createMemory, createSemaphore } from '../limits.js'
 import { generateApiKey, parseApiKey } from './api-key.js'
 
 export interface Hasher {
@@ -18,6 +20,13 @@ export interface KeyServiceOptions {
   verifiedCacheSize?: number
   /** last_used_at is written at most this often per key. */
   touchIntervalMs?: number
+  /** Wrong secrets allowed per key id in one window before the id is refused (429) without bcrypt. */
+  failuresPerKey?: number
+  failureWindowMs?: number
+  /** bcrypt compares running at once: the rest wait, so that file I/O keeps threads of libuv's pool. */
+  bcryptConcurrency?: number
+  /** Told once per window when a key id starts being refused. */
+  onThrottled?: (keyId: string) => void
   now?: () => Date
 }
 
@@ -36,24 +45,49 @@ export interface VerifiedKey {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64')
 
-export function createKeyService ({
-  repository, prefix, bcryptCost, hasher = bcrypt, verifiedCacheSize = 10_000, touchIntervalMs = 60_000, now = () => new Date()
-}: KeyServiceOptions) {
-  // SHA-256 of a key that passed bcrypt → the hash it passed against (a replaced row must pass again).
-  const verified = new Map<string, string>()
+// A wrong key is remembered this long, so that repeating it costs no bcrypt.
+const REFUSAL_MEMORY_MS = 10 * 60_000
 
-  function remember (digest: string, keyHash: string) {
-    verified.delete(digest)
-    verified.set(digest, keyHash)
-    if (verified.size > verifiedCacheSize) verified.delete(verified.keys().next().value as string)
+export function createKeyService ({
+  repository, prefix, bcryptCost, hasher = bcrypt, verifiedCacheSize = 10_000, touchIntervalMs = 60_000,
+  failuresPerKey = 10, failureWindowMs = 60_000, bcryptConcurrency = 2, onThrottled, now = () => new Date()
+}: KeyServiceOptions) {
+  const clock = () => now().getTime()
+  // SHA-256 of a key → the hash it passed (or failed) against: a replaced row must be checked again.
+  // No secret is kept, only digests of keys already presented.
+  const verified = createMemory<string>(verifiedCacheSize, clock)
+  const refused = createMemory<string>(verifiedCacheSize, clock)
+  const failures = createFailureLimiter({ max: failuresPerKey, windowMs: failureWindowMs, now: clock })
+  const bounded = createSemaphore(bcryptConcurrency)
+  // Concurrent first uses of one key share one compare.
+  const comparing = new Map<string, Promise<boolean>>()
+
+  function compareOnce (key: string, digest: string, row: ApiKeyRow): Promise<boolean> {
+    let pending = comparing.get(digest)
+    if (!pending) {
+      pending = bounded(() => hasher.compare(key, row.key_hash))
+        .then((ok) => {
+          if (ok) {
+            verified.set(digest, row.key_hash)
+          } else {
+            refused.set(digest, row.key_hash, clock() + REFUSAL_MEMORY_MS)
+            if (failures.fail(row.id)) onThrottled?.(row.id)
+          }
+          return ok
+        })
+        .finally(() => comparing.delete(digest))
+      comparing.set(digest, pending)
+    }
+    return pending
   }
 
-  async function matches (key: string, keyHash: string): Promise<boolean> {
+  async function matches (key: string, row: ApiKeyRow): Promise<boolean> {
     const digest = sha256(key)
-    if (verified.get(digest) === keyHash) return true
-    if (!(await hasher.compare(key, keyHash))) return false
-    remember(digest, keyHash)
-    return true
+    if (verified.get(digest) === row.key_hash) return true
+    if (refused.get(digest) === row.key_hash) return false
+    const wait = failures.retryAfterSeconds(row.id)
+    if (wait > 0) throw new TooManyAttemptsError(wait, 'too many wrong secrets for this key')
+    return compareOnce(key, digest, row)
   }
 
   return {
@@ -99,7 +133,8 @@ export function createKeyService ({
 
     /**
      * Format and checksum first (no I/O), then the row by id on every call (so revocation and expiry
-     * hold at once across instances), then bcrypt once per key per process.
+     * hold at once across instances), then bcrypt once per key per process. A key id that keeps
+     * failing is refused with TooManyAttemptsError before bcrypt; a key already verified never is.
      */
     async verify (key: string): Promise<VerifiedKey | undefined> {
       const parsed = parseApiKey(prefix, key)
@@ -107,7 +142,7 @@ export function createKeyService ({
       const row = await repository.findById(parsed.id)
       const at = now()
       if (!row || row.revoked_at !== null || (row.expires_at !== null && new Date(row.expires_at) <= at)) return undefined
-      if (!(await matches(key, row.key_hash))) return undefined
+      if (!(await matches(key, row))) return undefined
       if (row.last_used_at === null || at.getTime() - new Date(row.last_used_at).getTime() >= touchIntervalMs) {
         // A usage timestamp is worth no refused request.
         await repository.touch(row.id, at.toISOString()).catch(() => undefined)

@@ -2,7 +2,8 @@ import fastifyAuth from '@fastify/auth'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import { isSafeSegment } from '../storage/paths.js'
-import { DependencyUnavailableError, UnauthorizedError } from '../errors.js'
+import { DependencyUnavailableError, TooManyAttemptsError, UnauthorizedError } from '../errors.js'
+import { createFailureLimiter } from '../limits.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -121,6 +122,9 @@ function asAuthFunction (method: Authenticator): AuthFunction {
 export interface AuthPluginOptions {
   /** Further methods, tried in order after those built from the app's decorators. */
   authenticators?: Authenticator[]
+  /** Failed authentications allowed per client address in one window; then 429 until it ends. */
+  failuresPerAddress?: number
+  failureWindowMs?: number
 }
 
 export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
@@ -131,5 +135,18 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   const chain = [jwtAuthenticator(app), apiKeyAuthenticator(app), awsAuthenticator(app), ...(options.authenticators ?? [])]
     .filter((method): method is Authenticator => method !== undefined)
   const refuseAll: AuthFunction = (_request, _reply, done) => done(REFUSED)
-  app.decorate('authenticate', app.auth(chain.length > 0 ? chain.map(asAuthFunction) : [refuseAll]))
+  const runChain = app.auth(chain.length > 0 ? chain.map(asAuthFunction) : [refuseAll])
+  // An address that keeps failing is refused before any method runs: no bcrypt, no STS call.
+  const failures = createFailureLimiter({ max: options.failuresPerAddress ?? 100, windowMs: options.failureWindowMs ?? 60_000 })
+  const authenticate: preHandlerHookHandler = function (request, reply, done) {
+    const wait = failures.retryAfterSeconds(request.ip)
+    if (wait > 0) return done(new TooManyAttemptsError(wait, 'too many failed authentications from this address'))
+    runChain.call(this, request, reply, (error?: Error) => {
+      if ((error as { statusCode?: number } | undefined)?.statusCode === 401 && failures.fail(request.ip)) {
+        request.log.warn({ address: request.ip }, 'client address throttled after repeated failed authentications')
+      }
+      done(error)
+    })
+  }
+  app.decorate('authenticate', authenticate)
 }, { name: 'stowage-auth', fastify: '5.x', dependencies: ['stowage-identity'] })

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply } from 'fastify'
-import { RETRY_AFTER_SECONDS } from '../errors.js'
+import { RETRY_AFTER_SECONDS, TooManyAttemptsError } from '../errors.js'
 
 function sendUnauthorized (reply: FastifyReply) {
   return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'Unauthorized' })
@@ -17,6 +17,7 @@ export const errorsPlugin = fp(async (app) => {
     }
     if (status >= 500) request.log.warn({ err: error }, 'upstream failed')
     if (error.code === 'STOWAGE_ERR_DEPENDENCY_UNAVAILABLE') reply.header('retry-after', String(RETRY_AFTER_SECONDS))
+    if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSeconds))
     return reply.code(status).send({ error: error.message })
   })
   app.setNotFoundHandler((request, reply) => {

@@ -35,6 +35,8 @@ export interface IdentityPluginOptions {
   credentialsTtlSeconds?: number
   /** Unset turns the AWS-signed caller identity method off. */
   awsAuthServerId?: string
+  /** STS calls in flight at once for the AWS method. */
+  stsConcurrency?: number
   /** Where failures of the provider and of STS are reported, once a minute per endpoint at most. */
   log?: Logger
 }
@@ -77,7 +79,7 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
     onUpstreamFailure
   })
   const awsCaller = options.awsAuthServerId
-    ? createAwsCallerVerifier({ stsEndpoint, serverId: options.awsAuthServerId, organizations, timeoutMs: options.upstreamTimeoutMs, onUpstreamFailure })
+    ? createAwsCallerVerifier({ stsEndpoint, serverId: options.awsAuthServerId, organizations, timeoutMs: options.upstreamTimeoutMs, onUpstreamFailure, stsConcurrency: options.stsConcurrency })
     : undefined
   if (!issuer) return { refresher, awsCaller }
   const jwksUrl = async () => options.jwksUrl ?? discovered('jwks_uri')

@@ -1,0 +1,76 @@
+// Small in-process limits shared by the services: counts of failures per key in a fixed window,
+// and a bound on how many of one costly operation run at once.
+
+export interface FailureLimiterOptions {
+  /** Failures allowed per key in one window; the next attempt is refused until the window ends. */
+  max: number
+  windowMs: number
+  /** Keys remembered at most; the oldest window is forgotten first. */
+  maxKeys?: number
+  now?: () => number
+}
+
+/**
+ * Failures only, which @fastify/rate-limit cannot count (it counts every request): a caller whose
+ * credentials work is never slowed, one that keeps failing is refused before any costly check.
+ */
+export function createFailureLimiter ({ max, windowMs, maxKeys = 100_000, now = Date.now }: FailureLimiterOptions) {
+  const windows = new Map<string, { count: number, endsAt: number }>()
+  return {
+    /** Seconds until `key` may try again; 0 when it may now. */
+    retryAfterSeconds (key: string): number {
+      const window = windows.get(key)
+      if (!window || window.endsAt <= now() || window.count < max) return 0
+      return Math.ceil((window.endsAt - now()) / 1000)
+    },
+
+    /** Counts a failure; true when it is the one that reaches the limit. */
+    fail (key: string): boolean {
+      let window = windows.get(key)
+      if (!window || window.endsAt <= now()) {
+        windows.delete(key)
+        window = { count: 0, endsAt: now() + windowMs }
+        windows.set(key, window)
+        if (windows.size > maxKeys) windows.delete(windows.keys().next().value as string)
+      }
+      return ++window.count === max
+    }
+  }
+}
+
+export type FailureLimiter = ReturnType<typeof createFailureLimiter>
+
+/** Runs at most `limit` tasks at once; the rest wait their turn in order. */
+export function createSemaphore (limit: number) {
+  let running = 0
+  const waiting: Array<() => void> = []
+  return async function run<T> (task: () => Promise<T>): Promise<T> {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve))
+    else running++
+    try {
+      return await task()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else running--
+    }
+  }
+}
+
+/** A bounded map that forgets its oldest entry first; entries may carry an expiry. */
+export function createMemory<V> (maxEntries: number, now = Date.now) {
+  const entries = new Map<string, { value: V, until: number }>()
+  return {
+    get (key: string): V | undefined {
+      const entry = entries.get(key)
+      if (!entry) return undefined
+      if (entry.until <= now()) { entries.delete(key); return undefined }
+      return entry.value
+    },
+    set (key: string, value: V, until = Infinity) {
+      entries.delete(key)
+      entries.set(key, { value, until })
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string)
+    }
+  }
+}

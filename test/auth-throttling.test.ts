@@ -1,0 +1,122 @@
+import t, { type Test } from 'tap'
+import bcrypt from 'bcrypt'
+import { keyChecksum } from '../keys/api-key.js'
+import { signCallerIdentity } from '../identity/aws-signing.js'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
+import { captureLogs } from './helpers/wait.js'
+
+/** Records bcrypt.compare calls made while `work` runs, and how many ran at once at most. */
+async function watchCompares (work: () => Promise<unknown>) {
+  const original = bcrypt.compare
+  const seen = { calls: 0, running: 0, maxRunning: 0 }
+  ;(bcrypt as { compare: unknown }).compare = async (...args: Parameters<typeof original>) => {
+    seen.calls++
+    seen.maxRunning = Math.max(seen.maxRunning, ++seen.running)
+    try {
+      return await original(...args)
+    } finally {
+      seen.running--
+    }
+  }
+  try {
+    await work()
+  } finally {
+    ;(bcrypt as { compare: unknown }).compare = original
+  }
+  return seen
+}
+
+/** The key with its secret replaced: well-formed, right id, valid checksum, wrong secret. */
+function withWrongSecret (key: string, n: number) {
+  const id = key.slice(5, 15)
+  const secret = String(n).padStart(32, 'x')
+  return `stow_${id}${secret}${keyChecksum('stow', id, secret)}`
+}
+
+async function setup (t: Test, env: Record<string, string> = {}) {
+  const logs = captureLogs()
+  const test = await buildTestApp({ env: { LOG_LEVEL: 'warn', ...env }, logStream: logs.stream })
+  t.teardown(test.close)
+  const { key } = await test.app.keys.create({ userId: 'alice', orgId: null })
+  const whoAmI = (token: string) => test.app.inject({ url: '/api/auth/credentials', headers: bearer(token) })
+  return { ...test, key, whoAmI, logs }
+}
+
+t.test('a wrong key sent again costs no bcrypt', async (t) => {
+  const { key, whoAmI } = await setup(t)
+  const wrong = withWrongSecret(key, 1)
+  t.equal((await watchCompares(async () => t.equal((await whoAmI(wrong)).statusCode, 401))).calls, 1)
+  t.equal((await watchCompares(async () => {
+    for (let i = 0; i < 5; i++) t.equal((await whoAmI(wrong)).statusCode, 401)
+  })).calls, 0, 'the refusal is remembered')
+})
+
+t.test('wrong secrets for one key id: 429 with Retry-After past the limit, without bcrypt; a verified key keeps working', async (t) => {
+  const { key, whoAmI, logs } = await setup(t, { AUTH_FAILURES_PER_KEY: '3', AUTH_FAILURES_PER_ADDRESS: '1000' })
+  t.equal((await whoAmI(key)).statusCode, 200, 'the owner verifies once before the attack')
+  for (let i = 0; i < 3; i++) t.equal((await whoAmI(withWrongSecret(key, i))).statusCode, 401)
+  const seen = await watchCompares(async () => {
+    const throttled = await whoAmI(withWrongSecret(key, 99))
+    t.equal(throttled.statusCode, 429)
+    t.match(throttled.json(), { error: /too many wrong secrets for this key/ })
+    t.ok(Number(throttled.headers['retry-after']) > 0 && Number(throttled.headers['retry-after']) <= 60, 'Retry-After within the window')
+  })
+  t.equal(seen.calls, 0, 'no bcrypt once throttled')
+  t.equal((await whoAmI(key)).statusCode, 200, 'the remembered key is not throttled')
+  const warning = logs.entries.find((entry) => entry.msg === 'API key id throttled after repeated wrong secrets')
+  t.equal(warning?.keyId, key.slice(5, 15), 'the throttled key id is logged at warn')
+  t.notOk(logs.text().includes(key.slice(15)), 'no secret in the log')
+})
+
+t.test('failed authentications from one address: 429 with Retry-After past the limit, before any method runs', async (t) => {
+  const { key, whoAmI, app } = await setup(t, { AUTH_FAILURES_PER_ADDRESS: '5', AUTH_FAILURES_PER_KEY: '1000' })
+  for (let i = 0; i < 5; i++) t.equal((await app.inject({ url: '/api/keys' })).statusCode, 401)
+  const seen = await watchCompares(async () => {
+    const res = await whoAmI(withWrongSecret(key, 7))
+    t.equal(res.statusCode, 429)
+    t.ok(Number(res.headers['retry-after']) > 0)
+    t.type(res.json().error, 'string')
+  })
+  t.equal(seen.calls, 0)
+})
+
+t.test('fifty concurrent first uses of one key share one bcrypt compare', async (t) => {
+  const { key, whoAmI } = await setup(t)
+  const seen = await watchCompares(async () => {
+    const answers = await Promise.all(Array.from({ length: 50 }, () => whoAmI(key)))
+    t.same([...new Set(answers.map((res) => res.statusCode))], [200])
+  })
+  t.equal(seen.calls, 1)
+})
+
+t.test('bcrypt compares run at most BCRYPT_CONCURRENCY at once', async (t) => {
+  const { app, whoAmI } = await setup(t, { BCRYPT_CONCURRENCY: '2' })
+  const keys = await Promise.all(Array.from({ length: 8 }, () => app.keys.create({ userId: 'bob', orgId: null })))
+  const seen = await watchCompares(async () => {
+    const answers = await Promise.all(keys.map(({ key }) => whoAmI(key)))
+    t.same([...new Set(answers.map((res) => res.statusCode))], [200])
+  })
+  t.equal(seen.calls, 8)
+  t.equal(seen.maxRunning, 2)
+})
+
+t.test('AWS method: a refused signature sent again makes no STS call; an address that keeps failing makes none', async (t) => {
+  const sts = await startSts()
+  t.teardown(() => sts.close())
+  const { app } = await setup(t, { STS_ENDPOINT: sts.endpoint, AWS_AUTH_SERVER_ID: 'stowage-test', AUTH_FAILURES_PER_ADDRESS: '10' })
+  const stranger = { ...TEST_IDENTITIES[0], secretAccessKey: 'not-the-secret' }
+  const sign = () => signCallerIdentity({ stsEndpoint: sts.endpoint, region: 'us-east-1', serverId: 'stowage-test', credentials: stranger })
+  const credentials = (headers: Record<string, string>) => app.inject({ url: '/api/auth/credentials', headers })
+  const refused = await sign()
+  for (let i = 0; i < 3; i++) t.equal((await credentials(refused)).statusCode, 401)
+  t.equal(sts.state.calls.length, 1, 'one STS call for the same refused signature')
+  for (let i = 0; i < 20; i++) {
+    const signed = await signCallerIdentity({
+      stsEndpoint: sts.endpoint, region: 'us-east-1', serverId: 'stowage-test', credentials: stranger, signingDate: new Date(Date.now() - i * 1000)
+    })
+    await credentials(signed)
+  }
+  t.ok(sts.state.calls.length <= 10, `anonymous STS calls are bounded by the address limit (${sts.state.calls.length})`)
+  t.equal((await credentials(await sign())).statusCode, 429)
+})
