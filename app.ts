@@ -4,7 +4,7 @@ import type { Algorithm } from 'fast-jwt'
 import type { Config } from './config.js'
 import { authPlugin } from './plugins/auth.js'
 import { dbPlugin } from './plugins/db.js'
-import { errorsPlugin } from './plugins/errors.js'
+import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js'
 import { healthPlugin } from './plugins/health.js'
 import { identityPlugin } from './plugins/identity.js'
 import { keysPlugin } from './plugins/keys.js'
@@ -38,7 +38,9 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
   const app = Fastify({
     logger: { level: config.LOG_LEVEL, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, stream: logStream },
     // A number is not a name, and an unknown field is a mistake to report, not to drop silently.
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } }
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    frameworkErrors,
+    clientErrorHandler
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   for (const schema of [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas]) app.addSchema(schema)

@@ -1,5 +1,5 @@
 import { PostgresDialect, SqliteDialect, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
-import { mkdirSync } from 'node:fs'
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
 import pg from 'pg'
@@ -29,7 +29,7 @@ export function createDialect (url: string, options: DialectOptions = {}): Diale
     return mapFailures(new PostgresDialect({ pool: createPool(url, options) }), isPostgresOutage)
   }
   const path = url.slice('sqlite:'.length)
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:') createPrivately(path)
   const database = new SqliteDatabase(path)
   database.pragma('journal_mode = WAL')
   database.pragma(`busy_timeout = ${options.queryTimeoutMs ?? 5000}`)
@@ -126,6 +126,14 @@ function mapFailures (dialect: Dialect, isOutage: (error: unknown) => boolean): 
       }
     }
   }
+}
+
+/** The database file 0600 in a folder made 0700, whatever the umask; SQLite gives its -wal and -shm
+ *  files the mode of the database file. */
+function createPrivately (path: string) {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  closeSync(openSync(path, 'a', 0o600))
+  chmodSync(path, 0o600)
 }
 
 const STATEMENT_CACHE_SIZE = 200

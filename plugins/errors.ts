@@ -1,5 +1,7 @@
 import fp from 'fastify-plugin'
-import type { FastifyError, FastifyReply } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
 import { RETRY_AFTER_SECONDS, TooManyAttemptsError } from '../errors.js'
 
 function sendUnauthorized (reply: FastifyReply) {
@@ -24,3 +26,27 @@ export const errorsPlugin = fp(async (app) => {
     reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` })
   })
 }, { name: 'stowage-errors', fastify: '5.x' })
+
+/** Fastify's `frameworkErrors`: errors raised before routing (an undecodable URL) get the `{error}` shape. */
+export function frameworkErrors (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  reply.code(error.statusCode ?? 400).send({ error: error.message })
+}
+
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'the request took too long to arrive'],
+  HPE_HEADER_OVERFLOW: [431, 'the request headers are too large']
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses (header overflow, a bad
+ * Content-Length, a request that timed out) gets the `{error}` shape too.
+ */
+export function clientErrorHandler (error: NodeJS.ErrnoException, socket: Duplex) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const [status, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'the request is not valid HTTP']
+  const body = JSON.stringify({ error: message })
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${body}`)
+  }
+  socket.destroy(error)
+}

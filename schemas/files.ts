@@ -40,7 +40,7 @@ export type FileContent = Static<typeof FileContent>
 export const FileUpload = Type.Object({
   content: Type.String({ description: 'The file, standard base64 with padding' }),
   contentType: Type.Optional(mediaType({ default: 'application/octet-stream' }))
-}, { $id: 'FileUpload' })
+}, { $id: 'FileUpload', additionalProperties: false })
 export type FileUpload = Static<typeof FileUpload>
 
 export const FileWritten = Type.Object({

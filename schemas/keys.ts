@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox'
 
 export const CreateKeyBody = Type.Object({
-  name: Type.Optional(Type.String({ maxLength: 200, description: 'A label for you; not secret' })),
+  // No control characters (C0, DEL, C1): PostgreSQL refuses NUL in text, and they have no place in a label.
+  name: Type.Optional(Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$', description: 'A label for you; not secret; no control characters' })),
   expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the key stops working; never when absent' }))
 }, { additionalProperties: false })
 export type CreateKeyBody = Static<typeof CreateKeyBody>
@@ -26,6 +27,6 @@ export const KeySummary = Type.Object({
 
 export const KeyList = Type.Object({ keys: Type.Array(Type.Ref(KeySummary)) }, { $id: 'KeyList' })
 
-export const KeyIdParams = Type.Object({ id: Type.String({ maxLength: 64 }) })
+export const KeyIdParams = Type.Object({ id: Type.String({ pattern: '^[0-9A-Za-z]{1,64}$', description: 'The id of a key (its `start` without the prefix)' }) })
 
 export const keySchemas = [CreatedKey, KeySummary, KeyList]

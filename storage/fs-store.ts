@@ -19,7 +19,7 @@ const LEGACY_BODY = '.f'
 const LEGACY_META = '.m'
 // Older temporary files belong to a writer that died; younger ones may be another instance's.
 const TMP_MAX_AGE_MS = 10 * 60_000
-// A folder emptied by a concurrent delete can vanish between mkdir and rename.
+// A folder emptied by a concurrent delete can vanish during mkdir, or between mkdir and rename.
 const PUBLISH_ATTEMPTS = 10
 const FILE_MODE = 0o600
 const DIR_MODE = 0o700
@@ -91,7 +91,8 @@ export function createFsStore (rootDir: string): ObjectStore {
         await rename(from, to)
         return
       } catch (error) {
-        if (errorCode(error) !== 'ENOENT' || attempt === PUBLISH_ATTEMPTS) throw error
+        // Node's recursive mkdir reports ENOTDIR when a folder it found vanishes before it looks again.
+        if (!['ENOENT', 'ENOTDIR'].includes(errorCode(error) ?? '') || attempt === PUBLISH_ATTEMPTS) throw error
       }
     }
   }

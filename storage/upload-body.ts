@@ -43,60 +43,41 @@ function skipString (raw: Buffer, at: number) {
   return -1
 }
 
-/** The index just past a scalar, object or array starting at `at`; its validity is left to JSON.parse. */
-function skipValue (raw: Buffer, at: number) {
-  if (raw[at] === QUOTE) return skipString(raw, at)
-  let depth = 0
-  for (let i = at; i < raw.length; i++) {
-    const byte = raw[i]
-    if (byte === QUOTE) {
-      const next = skipString(raw, i)
-      if (next < 0) return -1
-      i = next - 1
-    } else if (byte === 0x7b || byte === 0x5b) {
-      depth++
-    } else if (byte === 0x7d || byte === 0x5d) {
-      if (depth === 0) return i
-      if (--depth === 0) return i + 1
-    } else if (byte === 0x2c && depth === 0) {
-      return i
-    }
-  }
-  return -1
-}
+const FIELDS = new Set(['content', 'contentType'])
 
 /**
  * Where the top-level "content" string lies in the body, when it is plain (no escapes) and the
- * only one; undefined sends the body to JSON.parse whole.
+ * only one; undefined sends the body to JSON.parse whole. An upload has two string fields and
+ * nothing else: any other field, or a value that is not a string, is refused here, before a deeply
+ * nested decoy could keep JSON.parse busy.
  */
 function findContent (raw: Buffer): { start: number, end: number } | undefined {
   let at = skipSpace(raw, 0)
-  if (raw[at] !== 0x7b) return undefined
+  if (raw[at] !== 0x7b) throw new BadRequestError('body must be a JSON object')
   let found: { start: number, end: number } | undefined
+  let plain = true
   for (at = skipSpace(raw, at + 1); raw[at] !== 0x7d;) {
     if (raw[at] !== QUOTE) return undefined
     const keyEnd = skipString(raw, at)
     if (keyEnd < 0) return undefined
-    const key = raw.toString('latin1', at + 1, keyEnd - 1)
-    if (key.includes('\\')) return undefined
+    const key = parseJson(raw.toString('utf8', at, keyEnd)) as string
+    if (!FIELDS.has(key)) throw new BadRequestError(`body must have only content and contentType, not ${JSON.stringify(key.slice(0, 40))}`)
     at = skipSpace(raw, keyEnd)
     if (raw[at] !== 0x3a) return undefined
     at = skipSpace(raw, at + 1)
+    if (raw[at] !== QUOTE) throw new BadRequestError(`body/${key} must be string`)
+    const valueEnd = skipString(raw, at)
+    if (valueEnd < 0) return undefined
     if (key === 'content') {
-      if (found || raw[at] !== QUOTE) return undefined
-      const end = raw.indexOf(QUOTE, at + 1)
-      if (end < 0 || raw.subarray(at + 1, end).includes(BACKSLASH)) return undefined
-      found = { start: at + 1, end }
-      at = end + 1
-    } else {
-      at = skipValue(raw, at)
-      if (at < 0) return undefined
+      // An escaped or repeated content is left to JSON.parse, which gives it its JSON meaning.
+      if (found || raw.subarray(at + 1, valueEnd - 1).includes(BACKSLASH)) plain = false
+      found = { start: at + 1, end: valueEnd - 1 }
     }
-    at = skipSpace(raw, at)
+    at = skipSpace(raw, valueEnd)
     if (raw[at] === 0x2c) at = skipSpace(raw, at + 1)
     else if (raw[at] !== 0x7d) return undefined
   }
-  return skipSpace(raw, at + 1) === raw.length ? found : undefined
+  return plain && skipSpace(raw, at + 1) === raw.length ? found : undefined
 }
 
 function parseJson (text: string): unknown {

@@ -147,3 +147,23 @@ t.test('fs driver: objects are 0600 and folders 0700, whatever the umask', async
   t.equal((await stat(join(dir, 'users.d', 'alice.d', 'files.d'))).mode & 0o777, 0o700)
   t.equal((await stat(join(dir, '.tmp'))).mode & 0o777, 0o700)
 })
+
+t.test('fs driver: two stores on one folder putting, deleting and reading one key never fail', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'stowage-race-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const [a, b] = [createFsStore(dir), createFsStore(dir)]
+  await a.open!()
+  const key = 'users/alice/files/shared/deep/note.md'
+  const failures: string[] = []
+  const running = new Set<Promise<unknown>>()
+  for (let i = 0; i < 3000; i++) {
+    const store = i % 2 ? a : b
+    const op = [() => store.put(key, Buffer.from(`v${i}`), 'text/plain'), () => store.delete(key), () => store.get(key)][i % 3]
+    const done: Promise<unknown> = op().catch((error: Error) => { failures.push(error.message) }).finally(() => running.delete(done))
+    running.add(done)
+    // Deletes empty the folders that puts are creating: the races of mkdir, rename and rmdir.
+    if (running.size >= 32) await Promise.race(running)
+  }
+  await Promise.all(running)
+  t.same(failures, [])
+})

@@ -1,0 +1,49 @@
+import t from 'tap'
+import { connect } from 'node:net'
+import { bearer, buildTestApp } from './helpers/app.js'
+
+/** Sends raw bytes over a real socket and returns the raw answer: light-my-request would not let
+ *  these requests through. */
+async function rawRequest (port: number, request: string): Promise<{ status: number, body: string }> {
+  const socket = connect(port, '127.0.0.1')
+  socket.end(request)
+  let answer = ''
+  for await (const chunk of socket) answer += chunk
+  const [head, body] = answer.split('\r\n\r\n')
+  return { status: Number(head.split(' ')[1]), body }
+}
+
+t.test('errors raised before routing have the {error} shape', async (t) => {
+  const { app, close } = await buildTestApp()
+  t.teardown(close)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const port = (app.server.address() as { port: number }).port
+
+  const badUrl = await rawRequest(port, 'GET /api/files/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+  t.equal(badUrl.status, 400)
+  t.same(Object.keys(JSON.parse(badUrl.body)), ['error'], 'an undecodable URL')
+
+  const overflow = await rawRequest(port, `GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\nConnection: close\r\n\r\n`)
+  t.equal(overflow.status, 431)
+  t.same(JSON.parse(overflow.body), { error: 'the request headers are too large' })
+
+  const badLength = await rawRequest(port, 'PUT /api/files/a HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\nConnection: close\r\n\r\n')
+  t.equal(badLength.status, 400)
+  t.same(JSON.parse(badLength.body), { error: 'the request is not valid HTTP' })
+})
+
+t.test('NUL and other control characters in key names and ids are 400, on either database', async (t) => {
+  const { app, close } = await buildTestApp()
+  t.teardown(close)
+  const { key } = await app.keys.create({ userId: 'alice', orgId: null })
+  for (const name of ['a\u0000b', 'tab\there', 'bell\u0007', 'c1\u0085']) {
+    const res = await app.inject({ method: 'POST', url: '/api/keys', headers: bearer(key), payload: { name } })
+    t.equal(res.statusCode, 400, JSON.stringify(name))
+    t.type(res.json().error, 'string')
+  }
+  for (const id of ['%00', 'abc%00def', 'a%0Ab', 'a%C2%85b', 'not-base62']) {
+    const res = await app.inject({ method: 'DELETE', url: `/api/keys/${id}`, headers: bearer(key) })
+    t.equal(res.statusCode, 400, id)
+    t.type(res.json().error, 'string')
+  }
+})
