@@ -39,6 +39,21 @@ const migrations: Record<string, Migration> = {
   }
 }
 
+migrations['2026-11-22-api-key-lineage'] = {
+  async up (db: Kysely<any>) {
+    // The key that was used to create this one, if any: revoking it revokes this one.
+    await db.schema.alterTable('api_keys').addColumn('parent_id', 'varchar(16)').execute()
+    // 1 when the key traces back to the AWS method: it works only while its organization is aws-sso.
+    await db.schema.alterTable('api_keys').addColumn('aws_sso_only', 'integer', (col) => col.notNull().defaultTo(0)).execute()
+    await db.schema.createIndex('api_keys_parent_id').on('api_keys').column('parent_id').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropIndex('api_keys_parent_id').execute()
+    await db.schema.alterTable('api_keys').dropColumn('aws_sso_only').execute()
+    await db.schema.alterTable('api_keys').dropColumn('parent_id').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

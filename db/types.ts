@@ -22,6 +22,8 @@ export interface ApiKeysTable {
   last_used_at: Timestamp | null
   expires_at: Timestamp | null
   revoked_at: Timestamp | null
+  parent_id: string | null
+  aws_sso_only: ColumnType<number, number | undefined, number>
 }
 
 export interface Database {

@@ -35,13 +35,30 @@ export interface NewApiKey {
   orgId: string | null
   name?: string
   expiresAt?: string
+  /** How the creator authenticated: a key made with a key is its child; one made through the AWS
+   *  method works only while its organization is aws-sso. */
+  createdWith?: Credential
 }
+
+/** The credential a request was authenticated with, as far as key lineage cares. */
+export type Credential =
+  | { method: 'api-key', key: { id: string, expiresAt: string | null, awsSsoOnly: boolean } }
+  | { method: 'aws' }
+  | { method: string }
 
 export interface VerifiedKey {
   userId: string
   orgId: string | null
   keyId: string
+  expiresAt: string | null
+  awsSsoOnly: boolean
 }
+
+const parentKeyOf = (credential?: Credential) =>
+  credential?.method === 'api-key' && 'key' in credential ? credential.key : undefined
+
+/** The earlier of two expiries, null meaning never. */
+const earlier = (a: string | null, b: string | null) => a === null ? b : b === null ? a : (a < b ? a : b)
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64')
 
@@ -93,11 +110,12 @@ export function createKeyService ({
   return {
     prefix,
 
-    async create ({ userId, orgId, name = '', expiresAt }: NewApiKey) {
+    async create ({ userId, orgId, name = '', expiresAt, createdWith }: NewApiKey) {
       const createdAt = now()
       if (expiresAt !== undefined && !(new Date(expiresAt) > createdAt)) {
         throw new BadRequestError('expiresAt must be a future date-time')
       }
+      const parent = parentKeyOf(createdWith)
       const { id, key, start } = generateApiKey(prefix)
       const row = {
         id,
@@ -108,8 +126,11 @@ export function createKeyService ({
         key_hash: await hasher.hash(key, bcryptCost),
         created_at: createdAt.toISOString(),
         last_used_at: null,
-        expires_at: expiresAt === undefined ? null : new Date(expiresAt).toISOString(),
-        revoked_at: null
+        // A child never outlives its parent.
+        expires_at: earlier(expiresAt === undefined ? null : new Date(expiresAt).toISOString(), parent?.expiresAt ?? null),
+        revoked_at: null,
+        parent_id: parent?.id ?? null,
+        aws_sso_only: createdWith?.method === 'aws' || parent?.awsSsoOnly ? 1 : 0
       }
       await repository.insert(row)
       return { id, key, name, start, createdAt: row.created_at, expiresAt: row.expires_at }
@@ -127,8 +148,14 @@ export function createKeyService ({
       }))
     },
 
-    async revoke (userId: string, id: string) {
-      if (!(await repository.revoke(userId, id, now().toISOString()))) throw new NotFoundError('no such active key')
+    /** Revokes the key and every key created through it. A caller authenticated by a key may
+     *  revoke only that key and its descendants, not the owner's other keys. */
+    async revoke (userId: string, id: string, revokedWith?: Credential) {
+      const parent = parentKeyOf(revokedWith)
+      const allowed = !parent || await repository.descendsFrom(id, parent.id)
+      if (!allowed || !(await repository.revokeWithDescendants(userId, id, now().toISOString()))) {
+        throw new NotFoundError('no such active key')
+      }
     },
 
     /**
@@ -142,12 +169,13 @@ export function createKeyService ({
       const row = await repository.findById(parsed.id)
       const at = now()
       if (!row || row.revoked_at !== null || (row.expires_at !== null && new Date(row.expires_at) <= at)) return undefined
+      if (row.aws_sso_only && row.org_auth_mode !== 'aws-sso') return undefined
       if (!(await matches(key, row))) return undefined
       if (row.last_used_at === null || at.getTime() - new Date(row.last_used_at).getTime() >= touchIntervalMs) {
         // A usage timestamp is worth no refused request.
         await repository.touch(row.id, at.toISOString()).catch(() => undefined)
       }
-      return { userId: row.user_id, orgId: row.org_id, keyId: row.id }
+      return { userId: row.user_id, orgId: row.org_id, keyId: row.id, expiresAt: row.expires_at, awsSsoOnly: row.aws_sso_only === 1 }
     }
   }
 }

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import { isSafeSegment } from '../storage/paths.js'
 import { DependencyUnavailableError, TooManyAttemptsError, UnauthorizedError } from '../errors.js'
+import type { Credential } from '../keys/service.js'
 import { createFailureLimiter } from '../limits.js'
 
 declare module 'fastify' {
@@ -13,6 +14,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     userId: string
     orgId: string | null
+    /** How the caller authenticated: API key lineage depends on it. */
+    credential: Credential | null
   }
 }
 
@@ -41,11 +44,12 @@ const REFUSED = new UnauthorizedError()
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 
 /** Checks a resolved identity before it is used as a storage folder and an owner. */
-export function acceptCaller (request: FastifyRequest, { userId, orgId }: { userId: unknown, orgId: unknown }) {
+export function acceptCaller (request: FastifyRequest, { userId, orgId }: { userId: unknown, orgId: unknown }, credential: Credential = { method: 'custom' }) {
   if (!isSafeSegment(userId)) throw REFUSED
   if (orgId !== undefined && orgId !== null && typeof orgId !== 'string') throw REFUSED
   request.userId = userId
   request.orgId = orgId ?? null
+  request.credential = credential
 }
 
 function jwtAuthenticator (app: FastifyInstance): Authenticator | undefined {
@@ -63,7 +67,7 @@ function jwtAuthenticator (app: FastifyInstance): Authenticator | undefined {
         request.log.debug({ reason: (error as Error).message }, 'JWT refused')
         throw REFUSED
       }
-      acceptCaller(request, claims)
+      acceptCaller(request, claims, { method: 'jwt' })
     }
   }
 }
@@ -77,7 +81,7 @@ function apiKeyAuthenticator (app: FastifyInstance): Authenticator | undefined {
     async authenticate (request) {
       const caller = await keys.verify(bearerToken(request) as string)
       if (!caller) throw REFUSED
-      acceptCaller(request, caller)
+      acceptCaller(request, caller, { method: 'api-key', key: { id: caller.keyId, expiresAt: caller.expiresAt, awsSsoOnly: caller.awsSsoOnly } })
     }
   }
 }
@@ -96,7 +100,7 @@ function awsAuthenticator (app: FastifyInstance): Authenticator | undefined {
         request.log.debug({ reason: (error as Error).message }, 'AWS signature refused')
         throw REFUSED
       }
-      acceptCaller(request, caller)
+      acceptCaller(request, caller, { method: 'aws' })
     }
   }
 }
@@ -131,6 +135,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   await app.register(fastifyAuth)
   app.decorateRequest('userId', '')
   app.decorateRequest('orgId', null)
+  app.decorateRequest('credential', null)
 
   const chain = [jwtAuthenticator(app), apiKeyAuthenticator(app), awsAuthenticator(app), ...(options.authenticators ?? [])]
     .filter((method): method is Authenticator => method !== undefined)

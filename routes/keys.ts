@@ -19,7 +19,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: Type.Ref(CreatedKey), ...errorResponses(400, 401, 415) }
     }
   }, async (request, reply) => {
-    const created = await app.keys.create({ userId: request.userId, orgId: request.orgId, ...request.body })
+    const created = await app.keys.create({ userId: request.userId, orgId: request.orgId, ...request.body, createdWith: request.credential ?? undefined })
     return reply.code(201).send(created)
   })
 
@@ -37,13 +37,14 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'revokeKey',
       tags: ['keys'],
-      summary: 'Revoke one of your keys',
+      summary: 'Revoke one of your keys, and every key created with it',
+      description: 'Authenticated with an API key, you may revoke only that key and the keys created with it.',
       security: CALLER_SECURITY,
       params: KeyIdParams,
-      response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(401, 404) }
+      response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(400, 401, 404) }
     }
   }, async (request, reply) => {
-    await app.keys.revoke(request.userId, request.params.id)
+    await app.keys.revoke(request.userId, request.params.id, request.credential ?? undefined)
     return reply.code(204).send(null)
   })
 }
