@@ -40,7 +40,13 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     // A number is not a name, and an unknown field is a mistake to report, not to drop silently.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     frameworkErrors,
-    clientErrorHandler
+    clientErrorHandler,
+    // A connection silent this long (a stalled body, an answer nobody reads) is closed.
+    connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    // Node checks the header and request deadlines only this often (30 s by default).
+    http: { headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   for (const schema of [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas]) app.addSchema(schema)
@@ -98,7 +104,7 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
 
   await app.register(healthRoutes)
   await app.register(authRoutes)
-  await app.register(filesRoutes)
+  await app.register(filesRoutes, { uploadMemoryBytes: config.UPLOAD_MEMORY_BYTES, uploadTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS })
   await app.register(keysRoutes)
   return app
 }

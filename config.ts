@@ -57,6 +57,12 @@ export const ConfigSchema = Type.Object({
   STS_CONCURRENCY: Count(8, 'calls to STS in flight at once for the AWS method'),
   AWS_AUTH_SERVER_ID: Optional(Type.String({ pattern: '^[\\x21-\\x7e]{1,128}$' })),
   HEALTH_TIMEOUT_MS: Millis(2000, 'longest each readiness check of /health may take'),
+  HTTP_HEADERS_TIMEOUT_MS: Millis(10_000, 'longest a client may take to send the request headers'),
+  HTTP_REQUEST_TIMEOUT_MS: Millis(120_000, 'longest a client may take to send a whole request, body included'),
+  HTTP_IDLE_TIMEOUT_MS: Millis(30_000, 'longest a connection may stay silent: a stalled body, an answer nobody reads'),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Millis(5_000, 'how long an idle keep-alive connection is kept'),
+  UPLOAD_MEMORY_BYTES: Type.Integer({ minimum: 1024 * 1024, maximum: 64 * 1024 * 1024 * 1024, default: 256 * 1024 * 1024, description: 'bytes from 1048576, and room for one upload of MAX_FILE_BYTES' }),
+  SHUTDOWN_TIMEOUT_MS: Millis(10_000, 'after SIGTERM, how long requests in flight have before the process exits'),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'a pino level: fatal, error, warn, info, debug, trace or silent' }
@@ -88,5 +94,18 @@ export function loadConfig (env: Env = {}): Config {
     const expected = schema?.description ?? first.message.toLowerCase()
     throw new ConfigError(variable, `must be ${expected} (got ${JSON.stringify(raw[variable])})`)
   }
-  return converted as Config
+  const config = converted as Config
+  if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `must be at most HTTP_REQUEST_TIMEOUT_MS (${config.HTTP_REQUEST_TIMEOUT_MS}) (got ${config.HTTP_HEADERS_TIMEOUT_MS})`)
+  }
+  if (config.UPLOAD_MEMORY_BYTES < uploadBodyLimit(config.MAX_FILE_BYTES)) {
+    throw new ConfigError('UPLOAD_MEMORY_BYTES', `must leave room for one upload of MAX_FILE_BYTES: at least ${uploadBodyLimit(config.MAX_FILE_BYTES)} (got ${config.UPLOAD_MEMORY_BYTES})`)
+  }
+  return config
+}
+
+/** The largest upload body for a file of `maxFileBytes`: its base64 (4 characters for every 3
+ *  bytes) and room for the JSON around it. */
+export function uploadBodyLimit (maxFileBytes: number): number {
+  return Math.ceil(maxFileBytes / 3) * 4 + 64 * 1024
 }

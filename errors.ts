@@ -11,6 +11,11 @@ export const ServiceUnavailableError = createError<[string]>('STOWAGE_ERR_UNAVAI
 /** A dependency (database, store, IdP, STS) is down or too slow: the client may retry shortly. */
 export const DependencyUnavailableError = createError<[string]>('STOWAGE_ERR_DEPENDENCY_UNAVAILABLE', '%s is unavailable, try again shortly', 503)
 
+/** The service is at a limit of its own (upload memory): the client may retry shortly. */
+export const BusyError = createError<[string]>('STOWAGE_ERR_BUSY', '%s', 503)
+/** The request did not arrive in time. */
+export const RequestTimeoutError = createError<[string]>('STOWAGE_ERR_REQUEST_TIMEOUT', '%s', 408)
+
 export const RETRY_AFTER_SECONDS = 5
 
 /** Errors raised by Stowage itself, as opposed to those of a library or a peer. */

@@ -74,3 +74,19 @@ export function createMemory<V> (maxEntries: number, now = Date.now) {
     }
   }
 }
+
+/** Bytes held across the process, up to `limit`: take() refuses what would go past it. */
+export function createByteBudget (limit: number) {
+  let used = 0
+  return {
+    get used () { return used },
+    take (bytes: number): boolean {
+      if (used + bytes > limit) return false
+      used += bytes
+      return true
+    },
+    give (bytes: number) { used -= bytes }
+  }
+}
+
+export type ByteBudget = ReturnType<typeof createByteBudget>

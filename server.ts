@@ -18,6 +18,11 @@ async function main () {
       if (closing) return
       closing = true
       app.log.info({ signal }, 'shutting down')
+      // Requests in flight get SHUTDOWN_TIMEOUT_MS; a client trickling its body gets no more.
+      setTimeout(() => {
+        app.log.error({ timeoutMs: config.SHUTDOWN_TIMEOUT_MS }, 'requests still in flight at the shutdown deadline; exiting')
+        process.exit(1)
+      }, config.SHUTDOWN_TIMEOUT_MS).unref()
       app.close().then(() => process.exit(0), (error) => {
         app.log.error({ err: error }, 'shutdown failed')
         process.exit(1)

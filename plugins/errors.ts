@@ -8,6 +8,9 @@ function sendUnauthorized (reply: FastifyReply) {
   return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'Unauthorized' })
 }
 
+// 503s worth retrying; a service that is not configured is not one of them.
+const RETRY_SOON = new Set(['STOWAGE_ERR_DEPENDENCY_UNAVAILABLE', 'STOWAGE_ERR_BUSY'])
+
 /** One place maps every thrown error to `{error}` and a status; 5xx internals stay in the log. */
 export const errorsPlugin = fp(async (app) => {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -18,7 +21,7 @@ export const errorsPlugin = fp(async (app) => {
       return reply.code(500).send({ error: 'Internal Server Error' })
     }
     if (status >= 500) request.log.warn({ err: error }, 'upstream failed')
-    if (error.code === 'STOWAGE_ERR_DEPENDENCY_UNAVAILABLE') reply.header('retry-after', String(RETRY_AFTER_SECONDS))
+    if (RETRY_SOON.has(error.code)) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
     if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSeconds))
     return reply.code(status).send({ error: error.message })
   })

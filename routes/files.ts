@@ -2,32 +2,51 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
+import { uploadBodyLimit } from '../config.js'
 import { BadRequestError } from '../errors.js'
+import { createByteBudget } from '../limits.js'
 import { parseUpload } from '../storage/upload-body.js'
 import { CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery } from '../schemas/files.js'
 
-// Base64 takes 4 characters for every 3 bytes; the rest is room for the JSON around it.
-const bodyLimitFor = (maxFileBytes: number) => Math.ceil(maxFileBytes / 3) * 4 + 64 * 1024
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The decoded `content` of an upload. */
     uploadBytes?: Buffer
+    /** Bytes of the upload budget this request holds until it is done. */
+    uploadHeld?: number
   }
 }
 
-export const filesRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const bodyLimit = bodyLimitFor(app.files.maxFileBytes)
+export interface FilesRoutesOptions {
+  /** Upload bytes held in memory across the process; past it, uploads are 503 with Retry-After. */
+  uploadMemoryBytes?: number
+  /** The whole upload body must arrive within this. */
+  uploadTimeoutMs?: number
+}
+
+export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async (app, { uploadMemoryBytes = 256 * 1024 * 1024, uploadTimeoutMs }) => {
+  const bodyLimit = uploadBodyLimit(app.files.maxFileBytes)
+  const memory = createByteBudget(uploadMemoryBytes)
+  const release = async (request: FastifyRequest) => {
+    memory.give(request.uploadHeld ?? 0)
+    request.uploadHeld = 0
+  }
   // JSON only: anything else is 415, not a string that fails validation. A raw parser gets no
   // bodyLimit from Fastify: parseUpload enforces it.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
     const declared = request.headers['content-length']
-    const upload = await parseUpload(payload, declared === undefined ? undefined : Number(declared), bodyLimit, app.files.maxFileBytes)
+    const upload = await parseUpload(payload, declared === undefined ? undefined : Number(declared), bodyLimit, app.files.maxFileBytes, {
+      memory, timeoutMs: uploadTimeoutMs
+    })
     request.uploadBytes = upload.bytes
+    request.uploadHeld = upload.held
     return upload.body
   })
+  app.addHook('onResponse', release)
+  app.addHook('onRequestAbort', release)
   app.addHook('onRequest', app.authenticate)
 
   app.get('/api/files', {

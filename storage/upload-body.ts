@@ -1,32 +1,58 @@
 import type { Readable } from 'node:stream'
-import { BadRequestError, PayloadTooLargeError } from '../errors.js'
+import { BadRequestError, BusyError, PayloadTooLargeError, RequestTimeoutError } from '../errors.js'
+import type { ByteBudget } from '../limits.js'
 import { decodeStrictBase64 } from './base64.js'
+
+export interface UploadOptions {
+  /** Upload bytes held across the process: past it, the upload is refused with 503. */
+  memory?: ByteBudget
+  /** The whole body must arrive within this; a body trickling in is cut off. */
+  timeoutMs?: number
+}
 
 export interface ParsedUpload {
   /** The JSON object, with `content` emptied when it was decoded straight from the body. */
   body: unknown
   /** The decoded file, when `content` was a string. */
   bytes?: Buffer
+  /** Bytes taken from the memory budget: the caller gives them back once the request is done. */
+  held: number
 }
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const isSpace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d
 
-async function readAll (payload: Readable, declaredLength: number | undefined, limit: number): Promise<Buffer> {
+async function readAll (payload: Readable, declaredLength: number | undefined, limit: number, { memory, timeoutMs }: UploadOptions) {
   const tooLarge = () => new PayloadTooLargeError('Request body is too large')
   if (declaredLength !== undefined && declaredLength > limit) throw tooLarge()
-  const chunks: Buffer[] = []
-  let total = 0
-  // With a declared length, one buffer is filled in place: no second copy of the body.
-  const whole = declaredLength === undefined ? undefined : Buffer.allocUnsafe(declaredLength)
-  for await (const chunk of payload as AsyncIterable<Buffer>) {
-    if (total + chunk.length > (whole?.length ?? limit)) throw tooLarge()
-    if (whole) chunk.copy(whole, total)
-    else chunks.push(chunk)
-    total += chunk.length
+  let held = 0
+  const hold = (bytes: number) => {
+    if (memory && !memory.take(bytes)) throw new BusyError('too many uploads in progress, try again shortly')
+    held += bytes
   }
-  return whole ? whole.subarray(0, total) : Buffer.concat(chunks, total)
+  const timer = timeoutMs === undefined
+    ? undefined
+    : setTimeout(() => payload.destroy(new RequestTimeoutError('the request body took too long to arrive')), timeoutMs)
+  try {
+    // With a declared length, one buffer is filled in place: no second copy of the body.
+    if (declaredLength !== undefined) hold(declaredLength)
+    const chunks: Buffer[] = []
+    let total = 0
+    const whole = declaredLength === undefined ? undefined : Buffer.allocUnsafe(declaredLength)
+    for await (const chunk of payload as AsyncIterable<Buffer>) {
+      if (total + chunk.length > (whole?.length ?? limit)) throw tooLarge()
+      if (whole) chunk.copy(whole, total)
+      else { hold(chunk.length); chunks.push(chunk) }
+      total += chunk.length
+    }
+    return { raw: whole ? whole.subarray(0, total) : Buffer.concat(chunks, total), held }
+  } catch (error) {
+    memory?.give(held)
+    throw error
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 function skipSpace (raw: Buffer, at: number) {
@@ -92,8 +118,19 @@ function parseJson (text: string): unknown {
  * Reads an upload `{content, contentType}` and decodes `content` from the body's own bytes, so that
  * a large file is held once as base64 and once decoded, never as a JavaScript string.
  */
-export async function parseUpload (payload: Readable, declaredLength: number | undefined, limit: number, maxFileBytes: number): Promise<ParsedUpload> {
-  const raw = await readAll(payload, declaredLength, limit)
+export async function parseUpload (
+  payload: Readable, declaredLength: number | undefined, limit: number, maxFileBytes: number, options: UploadOptions = {}
+): Promise<ParsedUpload> {
+  const { raw, held } = await readAll(payload, declaredLength, limit, options)
+  try {
+    return { ...decodeUpload(raw, maxFileBytes), held }
+  } catch (error) {
+    options.memory?.give(held)
+    throw error
+  }
+}
+
+function decodeUpload (raw: Buffer, maxFileBytes: number): { body: unknown, bytes?: Buffer } {
   // A DELETE or GET sent with a JSON content type and nothing else: no body, not bad JSON.
   if (raw.length === 0) return { body: undefined }
   const content = findContent(raw)

@@ -1,35 +1,19 @@
 import t from 'tap'
-import { Kysely } from 'kysely'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createApiKeyRepository } from '../db/api-keys.js'
-import { createDialect } from '../db/dialect.js'
-import { migrateToLatest } from '../db/migrations.js'
-import type { Database } from '../db/types.js'
-import { createKeyService } from '../keys/service.js'
 import { createTestDatabase } from './helpers/db.js'
+import { createKeyIn } from './helpers/keys.js'
 import { startServerProcess } from './helpers/server.js'
 
 const ROUNDS = 300
 const CONCURRENCY = 16
 
-async function createKey (url: string) {
-  const db = new Kysely<Database>({ dialect: createDialect(url) })
-  try {
-    await migrateToLatest(db)
-    const keys = createKeyService({ repository: createApiKeyRepository(db), prefix: 'stow', bcryptCost: 4 })
-    return (await keys.create({ userId: 'alice', orgId: null })).key
-  } finally {
-    await db.destroy()
-  }
-}
-
 t.test('two instances writing, deleting and reading one path on a shared fs folder: no 5xx, only whole versions', async (t) => {
   const database = await createTestDatabase({ shared: true })
   const storageDir = await mkdtemp(join(tmpdir(), 'stowage-shared-'))
   t.teardown(async () => { await database.drop(); await rm(storageDir, { recursive: true, force: true }) })
-  const key = await createKey(database.url)
+  const key = await createKeyIn(database.url)
   const env = { DATABASE_URL: database.url, STORAGE_DIR: storageDir, API_KEY_BCRYPT_COST: '4' }
   const servers = await Promise.all([startServerProcess(env), startServerProcess(env)])
   t.teardown(async () => {

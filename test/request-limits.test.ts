@@ -1,0 +1,149 @@
+import t, { type Test } from 'tap'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createTestDatabase } from './helpers/db.js'
+import { createKeyIn } from './helpers/keys.js'
+import { startServerProcess, type ServerProcess } from './helpers/server.js'
+import { timed, waitFor } from './helpers/wait.js'
+
+// Each test runs the real server in a process of its own and talks to it over real sockets:
+// these limits live in Node's HTTP server, which app.inject never reaches.
+async function serve (t: Test, env: Record<string, string>) {
+  const database = await createTestDatabase({ shared: true })
+  const storageDir = await mkdtemp(join(tmpdir(), 'stowage-limits-'))
+  const key = await createKeyIn(database.url)
+  const server = await startServerProcess({ DATABASE_URL: database.url, STORAGE_DIR: storageDir, ...env })
+  t.teardown(async () => {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL')
+      await server.exited
+    }
+    await database.drop()
+    await rm(storageDir, { recursive: true, force: true })
+  })
+  const port = Number(new URL(server.url).port)
+  return { server, port, key }
+}
+
+function open (port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => resolve(socket))
+    socket.once('error', reject)
+  })
+}
+
+/** Resolves with what the server sent once it closes the connection. */
+function closed (socket: Socket): Promise<string> {
+  let answer = ''
+  socket.on('data', (chunk) => { answer += chunk })
+  socket.on('error', () => {})
+  return new Promise((resolve) => socket.once('close', () => resolve(answer)))
+}
+
+const alive = async (server: ServerProcess) => (await fetch(`${server.url}/health?probe=live`)).status === 200
+
+const putHead = (key: string, length: number) =>
+  `PUT /api/files/slow.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+
+t.test('a body trickling in is cut off at HTTP_REQUEST_TIMEOUT_MS; the server lives on', async (t) => {
+  const { server, port, key } = await serve(t, { HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_IDLE_TIMEOUT_MS: '30000' })
+  const socket = await open(port)
+  const done = closed(socket)
+  socket.write(putHead(key, 1000) + '{"content":"')
+  const trickle = setInterval(() => socket.writable && socket.write('A'), 200)
+  t.teardown(() => clearInterval(trickle))
+  const { ms } = await timed(() => done)
+  clearInterval(trickle)
+  t.ok(ms < 15_000, `closed after ${Math.round(ms)} ms, though a byte came every 200 ms`)
+  t.ok(await alive(server))
+})
+
+t.test('a body that stalls is cut off at HTTP_IDLE_TIMEOUT_MS', async (t) => {
+  const { server, port, key } = await serve(t, { HTTP_IDLE_TIMEOUT_MS: '1000' })
+  const socket = await open(port)
+  const done = closed(socket)
+  socket.write(putHead(key, 1000) + '{"content":"AAAA')
+  const { ms } = await timed(() => done)
+  t.ok(ms < 15_000, `closed after ${Math.round(ms)} ms`)
+  t.ok(await alive(server))
+})
+
+t.test('headers that trickle in are answered 408 {error} at HTTP_HEADERS_TIMEOUT_MS', async (t) => {
+  const { server, port } = await serve(t, { HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_IDLE_TIMEOUT_MS: '30000' })
+  const socket = await open(port)
+  const done = closed(socket)
+  socket.write('GET /health HTTP/1.1\r\nHost: x\r\n')
+  let n = 0
+  const trickle = setInterval(() => socket.writable && socket.write(`X-${n++}: y\r\n`), 200)
+  t.teardown(() => clearInterval(trickle))
+  const { result: answer, ms } = await timed(() => done)
+  clearInterval(trickle)
+  t.match(answer, /^HTTP\/1\.1 408 /)
+  t.same(JSON.parse(answer.split('\r\n\r\n')[1]), { error: 'the request took too long to arrive' })
+  t.ok(ms < 15_000, `closed after ${Math.round(ms)} ms`)
+  t.ok(await alive(server))
+})
+
+t.test('uploads held in memory stay under UPLOAD_MEMORY_BYTES: past it, 503 with Retry-After; the room comes back', async (t) => {
+  // One upload of MAX_FILE_BYTES needs about 470 KB: two fit in 1 MiB, a third does not.
+  const { server, port, key } = await serve(t, { MAX_FILE_BYTES: '300000', UPLOAD_MEMORY_BYTES: '1048576' })
+  const length = 450_000
+  const holders = await Promise.all([open(port), open(port)])
+  const holderClosed = holders.map(closed)
+  for (const socket of holders) socket.write(putHead(key, length) + '{"content":"AAAA')
+  const upload = () => fetch(`${server.url}/api/files/third.bin`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ content: Buffer.alloc(300_000).toString('base64') })
+  })
+  // The two hold their room once their bodies start to arrive; until then a third upload fits.
+  let third = await upload()
+  await waitFor(async () => (third = await upload()).status !== 200, { what: 'the two stalled uploads to hold their room' })
+  t.equal(third.status, 503)
+  t.equal(third.headers.get('retry-after'), '5')
+  t.same(await third.json(), { error: 'too many uploads in progress, try again shortly' })
+  for (const socket of holders) socket.destroy()
+  await Promise.all(holderClosed)
+  await waitFor(async () => (await upload()).status === 200, { what: 'an upload to fit again once the others are gone' })
+})
+
+t.test('an answer nobody reads is dropped at HTTP_IDLE_TIMEOUT_MS', async (t) => {
+  const { server, port, key } = await serve(t, { HTTP_IDLE_TIMEOUT_MS: '1000', MAX_FILE_BYTES: '20000000', UPLOAD_MEMORY_BYTES: '67108864' })
+  const put = await fetch(`${server.url}/api/files/big.bin`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ content: Buffer.alloc(16 * 1024 * 1024).toString('base64') })
+  })
+  t.equal(put.status, 200)
+  const socket = await open(port)
+  socket.write(`GET /api/files/big.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`)
+  // Read nothing for a while: the answer fills the socket buffers and the connection goes silent.
+  // (A paused socket would not even notice that the server closed it.)
+  socket.pause()
+  await new Promise((resolve) => setTimeout(resolve, 4000))
+  let received = 0
+  socket.on('data', (chunk: Buffer) => { received += chunk.length })
+  socket.resume()
+  await new Promise((resolve) => socket.once('close', resolve))
+  const expected = Buffer.alloc(16 * 1024 * 1024).toString('base64').length
+  t.ok(received < expected, `the connection was dropped part way (${received} of over ${expected} bytes)`)
+  t.ok(await alive(server))
+})
+
+t.test('after SIGTERM, requests in flight have SHUTDOWN_TIMEOUT_MS; then the process exits', async (t) => {
+  const { server, port, key } = await serve(t, { SHUTDOWN_TIMEOUT_MS: '1500', HTTP_REQUEST_TIMEOUT_MS: '600000', HTTP_IDLE_TIMEOUT_MS: '600000' })
+  const socket = await open(port)
+  closed(socket)
+  socket.write(putHead(key, 1000) + '{"content":"')
+  const trickle = setInterval(() => socket.writable && socket.write('A'), 200)
+  t.teardown(() => clearInterval(trickle))
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  server.child.kill('SIGTERM')
+  const { result: code, ms } = await timed(() => server.exited)
+  clearInterval(trickle)
+  t.equal(code, 1, 'exit 1: it did not finish cleanly')
+  t.ok(ms < 15_000, `exited after ${Math.round(ms)} ms`)
+  t.ok(server.messages.includes('requests still in flight at the shutdown deadline; exiting'))
+})
