@@ -1,16 +1,15 @@
 import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely'
 import type { ApiKeyRow, ApiKeysTable, Database, Organization } from './types.js'
 
-/** A key's row with the auth mode of its organization, which decides aws_sso_only keys. */
-export type ApiKeyWithOrg = ApiKeyRow & { org_auth_mode: Organization['auth_mode'] | null }
+/** What verification needs of a key's row. */
+export type ApiKeyCheck = Pick<ApiKeyRow, 'id' | 'user_id' | 'org_id' | 'key_hash' | 'last_used_at' | 'expires_at' | 'revoked_at' | 'aws_sso_only'>
 
 export function createApiKeyRepository (db: Kysely<Database>) {
   // Compiled once: building the query on every authenticated request cost as much as running it.
+  // Only the columns verification reads, and no join: the row costs SQLite less than half as much.
   const findByIdSql = db.selectFrom('api_keys')
-    .leftJoin('organizations', 'organizations.id', 'api_keys.org_id')
-    .selectAll('api_keys')
-    .select('organizations.auth_mode as org_auth_mode')
-    .where('api_keys.id', '=', '')
+    .select(['id', 'user_id', 'org_id', 'key_hash', 'last_used_at', 'expires_at', 'revoked_at', 'aws_sso_only'])
+    .where('id', '=', '')
     .compile().sql
 
   return {
@@ -18,10 +17,15 @@ export function createApiKeyRepository (db: Kysely<Database>) {
       await db.insertInto('api_keys').values(row).execute()
     },
 
-    /** One lookup by primary key: the only query on the authentication path. */
-    async findById (id: string): Promise<ApiKeyWithOrg | undefined> {
-      const { rows } = await db.executeQuery<ApiKeyWithOrg>(CompiledQuery.raw(findByIdSql, [id]))
+    /** One lookup by primary key: the only query on the authentication path of most keys. */
+    async findById (id: string): Promise<ApiKeyCheck | undefined> {
+      const { rows } = await db.executeQuery<ApiKeyCheck>(CompiledQuery.raw(findByIdSql, [id]))
       return rows[0]
+    },
+
+    /** The auth mode of an organization: a second lookup, for keys minted through the AWS method only. */
+    async orgAuthMode (orgId: string): Promise<Organization['auth_mode'] | undefined> {
+      return (await db.selectFrom('organizations').select('auth_mode').where('id', '=', orgId).executeTakeFirst())?.auth_mode
     },
 
     async listActive (userId: string, now: string) {

@@ -108,7 +108,8 @@ export function createAwsCallerVerifier ({
       return header(request, 'authorization')?.startsWith('AWS4-HMAC-SHA256 ') === true
     },
 
-    async verify (request: FastifyRequest): Promise<AwsCaller> {
+    /** `admitCostlyCheck` may throw to refuse an STS call (the caller's address keeps failing). */
+    async verify (request: FastifyRequest, { admitCostlyCheck }: { admitCostlyCheck?: () => void } = {}): Promise<AwsCaller> {
       const authorization = header(request, 'authorization') ?? ''
       const amzDate = header(request, 'x-amz-date') ?? ''
       const token = header(request, 'x-amz-security-token')
@@ -127,6 +128,7 @@ export function createAwsCallerVerifier ({
       const refusal = refused.get(cacheKey)
       if (refusal) throw new AwsSignatureRefused(refusal)
 
+      admitCostlyCheck?.()
       const until = signedAt + MAX_CLOCK_SKEW_MS
       const resolve = async () => {
         const { account, arn } = await boundedSts(() => askSts({

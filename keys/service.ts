@@ -1,7 +1,6 @@
 import bcrypt from 'bcrypt'
 import { createHash } from 'node:crypto'
-import type { ApiKeyRepository } from '../db/api-keys.js'
-import type { ApiKeyRow } from '../db/types.js'
+import type { ApiKeyCheck, ApiKeyRepository } from '../db/api-keys.js'
 import { BadRequestError, NotFoundError, TooManyAttemptsError } from '../errors.js'
 import { createFailureLimiter, createMemory, createSemaphore } from '../limits.js'
 import { generateApiKey, parseApiKey } from './api-key.js'
@@ -79,7 +78,7 @@ export function createKeyService ({
   // Concurrent first uses of one key share one compare.
   const comparing = new Map<string, Promise<boolean>>()
 
-  function compareOnce (key: string, digest: string, row: ApiKeyRow): Promise<boolean> {
+  function compareOnce (key: string, digest: string, row: ApiKeyCheck): Promise<boolean> {
     let pending = comparing.get(digest)
     if (!pending) {
       pending = bounded(() => hasher.compare(key, row.key_hash))
@@ -98,12 +97,15 @@ export function createKeyService ({
     return pending
   }
 
-  async function matches (key: string, row: ApiKeyRow): Promise<boolean> {
+  async function matches (key: string, row: ApiKeyCheck, admitCostlyCheck?: () => void): Promise<boolean> {
     const digest = sha256(key)
     if (verified.get(digest) === row.key_hash) return true
     if (refused.get(digest) === row.key_hash) return false
-    const wait = failures.retryAfterSeconds(row.id)
-    if (wait > 0) throw new TooManyAttemptsError(wait, 'too many wrong secrets for this key')
+    if (!comparing.has(digest)) {
+      const wait = failures.retryAfterSeconds(row.id)
+      if (wait > 0) throw new TooManyAttemptsError(wait, 'too many wrong secrets for this key')
+      admitCostlyCheck?.()
+    }
     return compareOnce(key, digest, row)
   }
 
@@ -162,15 +164,16 @@ export function createKeyService ({
      * Format and checksum first (no I/O), then the row by id on every call (so revocation and expiry
      * hold at once across instances), then bcrypt once per key per process. A key id that keeps
      * failing is refused with TooManyAttemptsError before bcrypt; a key already verified never is.
+     * `admitCostlyCheck` may throw to refuse a bcrypt compare (the caller's address keeps failing).
      */
-    async verify (key: string): Promise<VerifiedKey | undefined> {
+    async verify (key: string, { admitCostlyCheck }: { admitCostlyCheck?: () => void } = {}): Promise<VerifiedKey | undefined> {
       const parsed = parseApiKey(prefix, key)
       if (!parsed) return undefined
       const row = await repository.findById(parsed.id)
       const at = now()
       if (!row || row.revoked_at !== null || (row.expires_at !== null && new Date(row.expires_at) <= at)) return undefined
-      if (row.aws_sso_only && row.org_auth_mode !== 'aws-sso') return undefined
-      if (!(await matches(key, row))) return undefined
+      if (row.aws_sso_only && (row.org_id === null || await repository.orgAuthMode(row.org_id) !== 'aws-sso')) return undefined
+      if (!(await matches(key, row, admitCostlyCheck))) return undefined
       if (row.last_used_at === null || at.getTime() - new Date(row.last_used_at).getTime() >= touchIntervalMs) {
         // A usage timestamp is worth no refused request.
         await repository.touch(row.id, at.toISOString()).catch(() => undefined)

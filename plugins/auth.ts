@@ -72,21 +72,23 @@ function jwtAuthenticator (app: FastifyInstance): Authenticator | undefined {
   }
 }
 
-function apiKeyAuthenticator (app: FastifyInstance): Authenticator | undefined {
+type CostlyCheckGate = (request: FastifyRequest) => () => void
+
+function apiKeyAuthenticator (app: FastifyInstance, admitCostlyCheck: CostlyCheckGate): Authenticator | undefined {
   if (!app.hasDecorator('keys')) return undefined
   const keys = app.keys
   const keyStart = keys.prefix + '_'
   return {
     applies: (request) => bearerToken(request)?.startsWith(keyStart) === true,
     async authenticate (request) {
-      const caller = await keys.verify(bearerToken(request) as string)
+      const caller = await keys.verify(bearerToken(request) as string, { admitCostlyCheck: admitCostlyCheck(request) })
       if (!caller) throw REFUSED
       acceptCaller(request, caller, { method: 'api-key', key: { id: caller.keyId, expiresAt: caller.expiresAt, awsSsoOnly: caller.awsSsoOnly } })
     }
   }
 }
 
-function awsAuthenticator (app: FastifyInstance): Authenticator | undefined {
+function awsAuthenticator (app: FastifyInstance, admitCostlyCheck: CostlyCheckGate): Authenticator | undefined {
   const awsCaller = app.identity.awsCaller
   if (!awsCaller) return undefined
   return {
@@ -94,9 +96,9 @@ function awsAuthenticator (app: FastifyInstance): Authenticator | undefined {
     async authenticate (request) {
       let caller
       try {
-        caller = await awsCaller.verify(request)
+        caller = await awsCaller.verify(request, { admitCostlyCheck: admitCostlyCheck(request) })
       } catch (error) {
-        if (error instanceof DependencyUnavailableError) throw error
+        if (error instanceof DependencyUnavailableError || error instanceof TooManyAttemptsError) throw error
         request.log.debug({ reason: (error as Error).message }, 'AWS signature refused')
         throw REFUSED
       }
@@ -126,7 +128,8 @@ function asAuthFunction (method: Authenticator): AuthFunction {
 export interface AuthPluginOptions {
   /** Further methods, tried in order after those built from the app's decorators. */
   authenticators?: Authenticator[]
-  /** Failed authentications allowed per client address in one window; then 429 until it ends. */
+  /** Failed authentications allowed per client address in one window; then, until it ends, 429
+   *  for any attempt from it that would cost a bcrypt compare or an STS call. */
   failuresPerAddress?: number
   failureWindowMs?: number
 }
@@ -137,17 +140,20 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   app.decorateRequest('orgId', null)
   app.decorateRequest('credential', null)
 
-  const chain = [jwtAuthenticator(app), apiKeyAuthenticator(app), awsAuthenticator(app), ...(options.authenticators ?? [])]
+  // An address that keeps failing may still send credentials that work, or cost nothing to refuse;
+  // what it may no longer do is make Stowage run bcrypt or call STS for it.
+  const addressFailures = createFailureLimiter({ max: options.failuresPerAddress ?? 100, windowMs: options.failureWindowMs ?? 60_000 })
+  const admitCostlyCheck = (request: FastifyRequest) => () => {
+    const wait = addressFailures.retryAfterSeconds(request.ip)
+    if (wait > 0) throw new TooManyAttemptsError(wait, 'too many failed authentications from this address')
+  }
+  const chain = [jwtAuthenticator(app), apiKeyAuthenticator(app, admitCostlyCheck), awsAuthenticator(app, admitCostlyCheck), ...(options.authenticators ?? [])]
     .filter((method): method is Authenticator => method !== undefined)
   const refuseAll: AuthFunction = (_request, _reply, done) => done(REFUSED)
   const runChain = app.auth(chain.length > 0 ? chain.map(asAuthFunction) : [refuseAll])
-  // An address that keeps failing is refused before any method runs: no bcrypt, no STS call.
-  const failures = createFailureLimiter({ max: options.failuresPerAddress ?? 100, windowMs: options.failureWindowMs ?? 60_000 })
   const authenticate: preHandlerHookHandler = function (request, reply, done) {
-    const wait = failures.retryAfterSeconds(request.ip)
-    if (wait > 0) return done(new TooManyAttemptsError(wait, 'too many failed authentications from this address'))
     runChain.call(this, request, reply, (error?: Error) => {
-      if ((error as { statusCode?: number } | undefined)?.statusCode === 401 && failures.fail(request.ip)) {
+      if ((error as { statusCode?: number } | undefined)?.statusCode === 401 && addressFailures.fail(request.ip)) {
         request.log.warn({ address: request.ip }, 'client address throttled after repeated failed authentications')
       }
       done(error)

@@ -69,9 +69,14 @@ t.test('wrong secrets for one key id: 429 with Retry-After past the limit, witho
   t.notOk(logs.text().includes(key.slice(15)), 'no secret in the log')
 })
 
-t.test('failed authentications from one address: 429 with Retry-After past the limit, before any method runs', async (t) => {
+t.test('an address that keeps failing: 429 with Retry-After for what would cost a bcrypt compare; working keys still work', async (t) => {
   const { key, whoAmI, app } = await setup(t, { AUTH_FAILURES_PER_ADDRESS: '5', AUTH_FAILURES_PER_KEY: '1000' })
+  t.equal((await whoAmI(key)).statusCode, 200, 'verified before the failures')
   for (let i = 0; i < 5; i++) t.equal((await app.inject({ url: '/api/keys' })).statusCode, 401)
+  t.equal((await app.inject({ url: '/api/keys' })).statusCode, 401, 'a refusal that costs nothing stays a 401')
+  t.equal((await whoAmI(key)).statusCode, 200, 'a key already verified still works from that address')
+  const cold = (await app.keys.create({ userId: 'carol', orgId: null })).key
+  t.equal((await whoAmI(cold)).statusCode, 429, 'a key not yet verified waits: its check would cost a bcrypt compare')
   const seen = await watchCompares(async () => {
     const res = await whoAmI(withWrongSecret(key, 7))
     t.equal(res.statusCode, 429)
@@ -118,5 +123,9 @@ t.test('AWS method: a refused signature sent again makes no STS call; an address
     await credentials(signed)
   }
   t.ok(sts.state.calls.length <= 10, `anonymous STS calls are bounded by the address limit (${sts.state.calls.length})`)
-  t.equal((await credentials(await sign())).statusCode, 429)
+  const fresh = await signCallerIdentity({
+    stsEndpoint: sts.endpoint, region: 'us-east-1', serverId: 'stowage-test', credentials: stranger, signingDate: new Date(Date.now() - 60_000)
+  })
+  t.equal((await credentials(fresh)).statusCode, 429, 'a signature not seen before would cost an STS call: 429')
+  t.equal((await credentials(refused)).statusCode, 401, 'one already refused costs nothing: still 401')
 })
