@@ -6,7 +6,7 @@ const Url = (description: string, options: { default?: string } = {}) =>
 const Millis = (defaultMs: number, meaning: string) =>
   Type.Integer({ minimum: 100, maximum: 600_000, default: defaultMs, description: 'milliseconds from 100 to 600000', title: meaning })
 const Count = (defaultCount: number, meaning: string) =>
-  Type.Integer({ minimum: 1, maximum: 100_000, default: defaultCount, description: 'an integer from 1 to 100000', title: meaning })
+  Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: defaultCount, description: 'an integer from 1 to 1000000000', title: meaning })
 const Optional = <T extends TSchema>(schema: T) => Type.Optional(schema)
 
 export const ConfigSchema = Type.Object({

@@ -118,7 +118,7 @@ async function main () {
       JWT_ISSUER: idp.issuer,
       JWT_AUDIENCE: TEST_AUDIENCE,
       // The load generator sends every request, failing ones included, from one address.
-      AUTH_FAILURES_PER_ADDRESS: '100000',
+      AUTH_FAILURES_PER_ADDRESS: '1000000000',
       LOG_LEVEL: 'warn'
     })
     const base = `http://127.0.0.1:${port}`
@@ -163,11 +163,9 @@ async function main () {
     })
     console.log(`  one bcrypt compare at cost 10 on this machine: ${(await bcryptCompareMs()).toFixed(1)} ms; unknown key mean ${unknownKey.toFixed(2)} ms`)
     const attack = await measureAttack(base, apiKey.authorization.slice('Bearer '.length), Math.max(3, Math.round(SECONDS / 2)))
-    console.log(`legitimate key, median (mean) latency: ${attack.quiet.median} (${attack.quiet.mean.toFixed(2)}) ms quiet, ` +
-      `${attack.underAttack.median} (${attack.underAttack.mean.toFixed(2)}) ms under attack ` +
+    console.log(`legitimate key, median latency: ${attack.quiet.median.toFixed(2)} ms quiet, ${attack.underAttack.median.toFixed(2)} ms under attack ` +
       `(16 connections, ${attack.attackRequests} wrong secrets for its key id: ${JSON.stringify(attack.attackStatuses)})`)
-    // autocannon's median has a resolution of 1 ms: the ratio is of the means, which have finer.
-    ratio('latency under attack / quiet (means)', attack.underAttack.mean / attack.quiet.mean, '<= 5, and median < 50 ms')
+    ratio('median under attack / quiet', attack.underAttack.median / attack.quiet.median, '<= 5, and < 50 ms')
     const createKey = async () => {
       const res = await fetch(`${base}/api/keys`, { method: 'POST', headers: { ...jwt, 'content-type': 'application/json' }, body: '{}' })
       return ((await res.json()) as { key: string }).key

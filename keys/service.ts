@@ -97,13 +97,17 @@ export function createKeyService ({
     return pending
   }
 
+  function throwIfThrottled (keyId: string) {
+    const wait = failures.retryAfterSeconds(keyId)
+    if (wait > 0) throw new TooManyAttemptsError(wait, 'too many wrong secrets for this key')
+  }
+
   async function matches (key: string, row: ApiKeyCheck, admitCostlyCheck?: () => void): Promise<boolean> {
     const digest = sha256(key)
     if (verified.get(digest) === row.key_hash) return true
     if (refused.get(digest) === row.key_hash) return false
     if (!comparing.has(digest)) {
-      const wait = failures.retryAfterSeconds(row.id)
-      if (wait > 0) throw new TooManyAttemptsError(wait, 'too many wrong secrets for this key')
+      throwIfThrottled(row.id)
       admitCostlyCheck?.()
     }
     return compareOnce(key, digest, row)
@@ -169,6 +173,8 @@ export function createKeyService ({
     async verify (key: string, { admitCostlyCheck }: { admitCostlyCheck?: () => void } = {}): Promise<VerifiedKey | undefined> {
       const parsed = parseApiKey(prefix, key)
       if (!parsed) return undefined
+      // A throttled id costs not even its row, unless this very key was verified before.
+      if (verified.get(sha256(key)) === undefined) throwIfThrottled(parsed.id)
       const row = await repository.findById(parsed.id)
       const at = now()
       if (!row || row.revoked_at !== null || (row.expires_at !== null && new Date(row.expires_at) <= at)) return undefined
