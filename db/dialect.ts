@@ -1,4 +1,4 @@
-import { PostgresDialect, SqliteDialect, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
+import { PostgresDialect, SqliteDialect, type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
@@ -90,38 +90,40 @@ function createPool (url: string, { connectTimeoutMs = 5000, queryTimeoutMs = 50
   }
 }
 
-/** Wraps a dialect's driver so that every failure the classifier calls an outage becomes a 503. */
+/** Wraps a dialect's driver so that every failure the classifier calls an outage becomes a 503.
+ *  Every query of the service passes here: no async frame is added on the way to a success. */
 function mapFailures (dialect: Dialect, isOutage: (error: unknown) => boolean): Dialect {
-  const mapped = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work()
-    } catch (error) {
-      throw isOutage(error) ? dependencyUnavailable('the database', error) : error
-    }
+  const mapError = (error: unknown): never => {
+    throw isOutage(error) ? dependencyUnavailable('the database', error) : error
   }
-  const wrapConnection = (connection: DatabaseConnection): DatabaseConnection => ({
-    executeQuery: (query) => mapped(() => connection.executeQuery(query)),
-    streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize)
-  })
+  const original = Symbol('original connection')
+  type Wrapped = DatabaseConnection & { [original]: DatabaseConnection }
+  const wrapped = new WeakMap<DatabaseConnection, Wrapped>()
+  const wrap = (connection: DatabaseConnection): Wrapped => {
+    const known = wrapped.get(connection)
+    if (known) return known
+    const outer: Wrapped = {
+      [original]: connection,
+      executeQuery: <R>(query: CompiledQuery) => connection.executeQuery<R>(query).catch(mapError),
+      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize)
+    }
+    wrapped.set(connection, outer)
+    return outer
+  }
+  const unwrap = (connection: DatabaseConnection) => (connection as Wrapped)[original]
   return {
     createAdapter: () => dialect.createAdapter(),
     createIntrospector: (db) => dialect.createIntrospector(db),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createDriver (): Driver {
       const driver = dialect.createDriver()
-      const originals = new WeakMap<DatabaseConnection, DatabaseConnection>()
       return {
-        init: () => mapped(() => driver.init()),
-        async acquireConnection () {
-          const connection = await mapped(() => driver.acquireConnection())
-          const wrapped = wrapConnection(connection)
-          originals.set(wrapped, connection)
-          return wrapped
-        },
-        beginTransaction: (connection, settings) => mapped(() => driver.beginTransaction(originals.get(connection)!, settings)),
-        commitTransaction: (connection) => mapped(() => driver.commitTransaction(originals.get(connection)!)),
-        rollbackTransaction: (connection) => mapped(() => driver.rollbackTransaction(originals.get(connection)!)),
-        releaseConnection: (connection) => driver.releaseConnection(originals.get(connection)!),
+        init: () => driver.init().catch(mapError),
+        acquireConnection: () => driver.acquireConnection().then(wrap, mapError),
+        beginTransaction: (connection, settings) => driver.beginTransaction(unwrap(connection), settings).catch(mapError),
+        commitTransaction: (connection) => driver.commitTransaction(unwrap(connection)).catch(mapError),
+        rollbackTransaction: (connection) => driver.rollbackTransaction(unwrap(connection)).catch(mapError),
+        releaseConnection: (connection) => driver.releaseConnection(unwrap(connection)),
         destroy: () => driver.destroy()
       }
     }

@@ -102,8 +102,7 @@ export function createKeyService ({
     if (wait > 0) throw new TooManyAttemptsError(wait, 'too many wrong secrets for this key')
   }
 
-  async function matches (key: string, row: ApiKeyCheck, admitCostlyCheck?: () => void): Promise<boolean> {
-    const digest = sha256(key)
+  async function matches (key: string, digest: string, row: ApiKeyCheck, admitCostlyCheck?: () => void): Promise<boolean> {
     if (verified.get(digest) === row.key_hash) return true
     if (refused.get(digest) === row.key_hash) return false
     if (!comparing.has(digest)) {
@@ -173,13 +172,14 @@ export function createKeyService ({
     async verify (key: string, { admitCostlyCheck }: { admitCostlyCheck?: () => void } = {}): Promise<VerifiedKey | undefined> {
       const parsed = parseApiKey(prefix, key)
       if (!parsed) return undefined
+      const digest = sha256(key)
       // A throttled id costs not even its row, unless this very key was verified before.
-      if (verified.get(sha256(key)) === undefined) throwIfThrottled(parsed.id)
+      if (verified.get(digest) === undefined) throwIfThrottled(parsed.id)
       const row = await repository.findById(parsed.id)
       const at = now()
       if (!row || row.revoked_at !== null || (row.expires_at !== null && new Date(row.expires_at) <= at)) return undefined
       if (row.aws_sso_only && (row.org_id === null || await repository.orgAuthMode(row.org_id) !== 'aws-sso')) return undefined
-      if (!(await matches(key, row, admitCostlyCheck))) return undefined
+      if (!(await matches(key, digest, row, admitCostlyCheck))) return undefined
       if (row.last_used_at === null || at.getTime() - new Date(row.last_used_at).getTime() >= touchIntervalMs) {
         // A usage timestamp is worth no refused request.
         await repository.touch(row.id, at.toISOString()).catch(() => undefined)
