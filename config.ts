@@ -10,8 +10,8 @@ const Count = (defaultCount: number, meaning: string) =>
 const Optional = <T extends TSchema>(schema: T) => Type.Optional(schema)
 
 export const ConfigSchema = Type.Object({
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
-  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'an integer from 0 to 65535' }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'a host name or address' }),
   DATABASE_URL: Type.String({
     pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
     default: 'sqlite:./data/stowage.db',
@@ -21,41 +21,41 @@ export const ConfigSchema = Type.Object({
   DATABASE_QUERY_TIMEOUT_MS: Millis(5000, 'longest a statement may run (PostgreSQL statement_timeout; SQLite busy_timeout)'),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'an integer from 1 to 1000' }),
   STORAGE_DRIVER: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs', description: 'fs or s3' }),
-  STORAGE_DIR: Type.String({ minLength: 1, default: './data/objects' }),
-  S3_BUCKET: Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$', default: 'stowage' }),
-  S3_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: 'us-east-1' }),
+  STORAGE_DIR: Type.String({ minLength: 1, default: './data/objects', description: 'a folder path' }),
+  S3_BUCKET: Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$', default: 'stowage', description: 'an S3 bucket name: 3 to 63 lower-case letters, digits, dots and hyphens' }),
+  S3_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: 'us-east-1', description: 'a region name such as us-east-1' }),
   S3_ENDPOINT: Optional(Url('endpoint of an S3-compatible store')),
-  S3_FORCE_PATH_STYLE: Type.Boolean({ default: false }),
+  S3_FORCE_PATH_STYLE: Type.Boolean({ default: false, description: 'true or false' }),
   S3_CONNECT_TIMEOUT_MS: Millis(3000, 'longest wait to connect to S3'),
   S3_TIMEOUT_MS: Millis(15000, 'longest an S3 operation may take, its retries included'),
-  STORAGE_ROOT: Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$', default: 'files' }),
-  MAX_FILE_BYTES: Type.Integer({ minimum: 1, maximum: 1024 * 1024 * 1024, default: 10485760 }),
+  STORAGE_ROOT: Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$', default: 'files', description: 'one folder name of letters, digits, dots, hyphens and underscores, not starting with a dot' }),
+  MAX_FILE_BYTES: Type.Integer({ minimum: 1, maximum: 1024 * 1024 * 1024, default: 10485760, description: 'an integer from 1 to 1073741824' }),
   JWT_ISSUER: Optional(Url('issuer of the identity provider')),
-  JWT_AUDIENCE: Optional(Type.String({ minLength: 1 })),
+  JWT_AUDIENCE: Optional(Type.String({ minLength: 1, description: 'an audience' })),
   JWT_JWKS_URL: Optional(Url('JWKS URL of the identity provider')),
   JWT_ALGORITHMS: Type.String({
     pattern: '^(RS|PS|ES)(256|384|512)(,(RS|PS|ES)(256|384|512))*$',
     default: 'RS256',
     description: 'comma-separated asymmetric algorithms'
   }),
-  JWT_USER_CLAIM: Type.String({ minLength: 1, default: 'sub' }),
-  JWT_ORG_CLAIM: Type.String({ minLength: 1, default: 'org_id' }),
+  JWT_USER_CLAIM: Type.String({ minLength: 1, default: 'sub', description: 'a claim name' }),
+  JWT_ORG_CLAIM: Type.String({ minLength: 1, default: 'org_id', description: 'a claim name' }),
   OIDC_TOKEN_URL: Optional(Url('token endpoint of the identity provider')),
-  OIDC_CLIENT_ID: Optional(Type.String({ minLength: 1 })),
-  OIDC_CLIENT_SECRET: Optional(Type.String({ minLength: 1 })),
+  OIDC_CLIENT_ID: Optional(Type.String({ minLength: 1, description: 'a client id' })),
+  OIDC_CLIENT_SECRET: Optional(Type.String({ minLength: 1, description: 'a client secret' })),
   STS_ENDPOINT: Url('STS endpoint', { default: 'https://sts.amazonaws.com' }),
-  STS_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: 'us-east-1' }),
-  CREDENTIALS_ROLE_ARN: Optional(Type.String({ pattern: '^arn:aws[a-z-]*:iam::\\d{12}:role/.+$' })),
-  CREDENTIALS_TTL_SECONDS: Type.Integer({ minimum: 900, maximum: 43200, default: 3600 }),
+  STS_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: 'us-east-1', description: 'a region name such as us-east-1' }),
+  CREDENTIALS_ROLE_ARN: Optional(Type.String({ pattern: '^arn:aws[a-z-]*:iam::\\d{12}:role/.+$', description: 'an IAM role ARN, arn:aws:iam::<12 digits>:role/<name>' })),
+  CREDENTIALS_TTL_SECONDS: Type.Integer({ minimum: 900, maximum: 43200, default: 3600, description: 'an integer from 900 to 43200' }),
   UPSTREAM_TIMEOUT_MS: Millis(5000, 'longest wait for the identity provider or STS'),
-  API_KEY_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9]{0,15}$', default: 'stow' }),
-  API_KEY_BCRYPT_COST: Type.Integer({ minimum: 4, maximum: 15, default: 10 }),
+  API_KEY_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9]{0,15}$', default: 'stow', description: 'a lower-case letter, then up to 15 lower-case letters or digits' }),
+  API_KEY_BCRYPT_COST: Type.Integer({ minimum: 4, maximum: 15, default: 10, description: 'an integer from 4 to 15' }),
   AUTH_FAILURES_PER_ADDRESS: Count(100, 'failed authentications per client address in one window before 429'),
   AUTH_FAILURES_PER_KEY: Count(10, 'wrong secrets per API key id in one window before 429'),
   AUTH_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60, description: 'seconds from 1 to 86400' }),
   BCRYPT_CONCURRENCY: Count(2, 'bcrypt compares running at once'),
   STS_CONCURRENCY: Count(8, 'calls to STS in flight at once for the AWS method'),
-  AWS_AUTH_SERVER_ID: Optional(Type.String({ pattern: '^[\\x21-\\x7e]{1,128}$' })),
+  AWS_AUTH_SERVER_ID: Optional(Type.String({ pattern: '^[\\x21-\\x7e]{1,128}$', description: '1 to 128 printable ASCII characters without spaces' })),
   HEALTH_TIMEOUT_MS: Millis(2000, 'longest each readiness check of /health may take'),
   HTTP_HEADERS_TIMEOUT_MS: Millis(10_000, 'longest a client may take to send the request headers'),
   HTTP_REQUEST_TIMEOUT_MS: Millis(120_000, 'longest a client may take to send a whole request, body included'),
@@ -91,15 +91,15 @@ export function loadConfig (env: Env = {}): Config {
   if (first) {
     const variable = first.path.replace(/^\//, '')
     const schema = (ConfigSchema.properties as Record<string, TSchema>)[variable]
-    const expected = schema?.description ?? first.message.toLowerCase()
-    throw new ConfigError(variable, `must be ${expected} (got ${JSON.stringify(raw[variable])})`)
+    const expected = schema?.description ?? 'set as documented'
+    throw new ConfigError(variable, `must be ${expected}, got ${JSON.stringify(raw[variable])}`)
   }
   const config = converted as Config
   if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
-    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `must be at most HTTP_REQUEST_TIMEOUT_MS (${config.HTTP_REQUEST_TIMEOUT_MS}) (got ${config.HTTP_HEADERS_TIMEOUT_MS})`)
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `must be at most HTTP_REQUEST_TIMEOUT_MS (${config.HTTP_REQUEST_TIMEOUT_MS}), got ${config.HTTP_HEADERS_TIMEOUT_MS}`)
   }
   if (config.UPLOAD_MEMORY_BYTES < uploadBodyLimit(config.MAX_FILE_BYTES)) {
-    throw new ConfigError('UPLOAD_MEMORY_BYTES', `must leave room for one upload of MAX_FILE_BYTES: at least ${uploadBodyLimit(config.MAX_FILE_BYTES)} (got ${config.UPLOAD_MEMORY_BYTES})`)
+    throw new ConfigError('UPLOAD_MEMORY_BYTES', `must leave room for one upload of MAX_FILE_BYTES: at least ${uploadBodyLimit(config.MAX_FILE_BYTES)}, got ${config.UPLOAD_MEMORY_BYTES}`)
   }
   return config
 }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { ConfigError, loadConfig } from '../config.js'
+import { ConfigError, ConfigSchema, loadConfig } from '../config.js'
 
 t.test('defaults are those of DESIGN.md §3', async (t) => {
   t.match(loadConfig({}), {
@@ -63,4 +63,20 @@ t.test('the server stops at start-up with that one line', async (t) => {
   })
   t.equal(result.status, 1)
   t.match(result.stderr, /^Invalid configuration: PORT must be .*\n$/)
+})
+
+t.test('every variable says in plain words what it must be', async (t) => {
+  const cases: Record<string, [string, string]> = {
+    PORT: ['abc', 'PORT must be an integer from 0 to 65535, got "abc"'],
+    S3_TIMEOUT_MS: ['5s', 'S3_TIMEOUT_MS must be milliseconds from 100 to 600000, got "5s"'],
+    S3_FORCE_PATH_STYLE: ['maybe', 'S3_FORCE_PATH_STYLE must be true or false, got "maybe"'],
+    API_KEY_PREFIX: ['Has_Caps', 'API_KEY_PREFIX must be a lower-case letter, then up to 15 lower-case letters or digits, got "Has_Caps"']
+  }
+  for (const [name, [value, message]] of Object.entries(cases)) {
+    t.throws(() => loadConfig({ [name]: value }), { message: `Invalid configuration: ${message}` }, name)
+  }
+  for (const name of Object.keys(ConfigSchema.properties)) {
+    const schema = (ConfigSchema.properties as Record<string, { description?: string, anyOf?: unknown }>)[name]
+    t.ok(schema.description, `${name} has a description for its error`)
+  }
 })
