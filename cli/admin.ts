@@ -8,12 +8,9 @@ import { createOrganizationRepository } from '../db/organizations.js'
 import type { Database } from '../db/types.js'
 import { createKeyService } from '../keys/service.js'
 import { isSafeSegment } from '../storage/paths.js'
+import { ADMIN_HELP } from './help.js'
 import { UsageError, type CliIo } from './io.js'
 
-export const ADMIN_HELP = `Admin commands work on DATABASE_URL directly and print JSON:
-  stowage admin create-org --name N [--aws-account-id A] [--auth-mode platform|aws-sso]
-  stowage admin create-key --user U [--org O] [--name N]
-`
 
 async function withDatabase<T> (io: CliIo, work: (db: Kysely<Database>, config: ReturnType<typeof loadConfig>) => Promise<T>) {
   const config = loadConfig(io.env)
@@ -28,7 +25,7 @@ async function withDatabase<T> (io: CliIo, work: (db: Kysely<Database>, config: 
 
 async function createOrg (args: string[], io: CliIo) {
   const { values } = parseArgs({
-    args, options: { name: { type: 'string' }, 'aws-account-id': { type: 'string' }, 'auth-mode': { type: 'string', default: 'platform' } }
+    args, options: { name: { type: 'string' }, 'aws-account-id': { type: 'string' }, 'auth-mode': { type: 'string', default: 'platform' }, json: { type: 'boolean' } }
   })
   const { name, 'aws-account-id': awsAccountId, 'auth-mode': authMode } = values
   if (!name) throw new UsageError('create-org needs --name')
@@ -40,7 +37,7 @@ async function createOrg (args: string[], io: CliIo) {
 }
 
 async function createKey (args: string[], io: CliIo) {
-  const { values } = parseArgs({ args, options: { user: { type: 'string' }, org: { type: 'string' }, name: { type: 'string' } } })
+  const { values } = parseArgs({ args, options: { user: { type: 'string' }, org: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } } })
   if (!values.user) throw new UsageError('create-key needs --user')
   if (!isSafeSegment(values.user)) throw new UsageError('--user must be a safe path segment (letters, digits, . _ @ | + = : ~ -)')
   const { user, org, name } = values

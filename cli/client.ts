@@ -1,8 +1,8 @@
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers'
 import { readFile, writeFile } from 'node:fs/promises'
 import { extname } from 'node:path'
 import { parseArgs } from 'node:util'
-import { signCallerIdentity, type AwsCredentials } from '../identity/aws-signing.js'
+import type { AwsCredentials } from '../identity/aws-signing.js'
+import { checkFilePath, checkPrefix } from '../storage/paths.js'
 import { readSettings, writeSettings, type ClientSettings } from './config-file.js'
 import { UsageError, type CliIo } from './io.js'
 
@@ -15,7 +15,32 @@ const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.svg': 'image/svg+xml', '.pdf': 'application/pdf'
 }
 
-const encodePath = (path: string) => path.split('/').map(encodeURIComponent).join('/')
+/** A path is checked here by the server's own rules, and never rewritten: URL resolution would
+ *  turn `x/../y.md` into `y.md`. */
+function remotePath (path: string): string {
+  try {
+    return checkFilePath(path).split('/').map(encodeURIComponent).join('/')
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
+function remotePrefix (prefix: string): string {
+  try {
+    return checkPrefix(prefix)
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+}
+
+/** The AWS SDK is loaded only in aws-sso mode: it costs about 0.4 s to load. */
+const defaultAwsCredentials: AwsCredentialSource = async () => (await import('@aws-sdk/credential-providers')).fromNodeProviderChain()()
+
+/** What went wrong under fetch's own "fetch failed": ECONNREFUSED, a name that does not resolve… */
+function causeOf (error: unknown): string {
+  const cause = (error as { cause?: { code?: string, message?: string } }).cause
+  return cause?.code ?? cause?.message ?? (error as Error).message
+}
 
 async function authHeaders (settings: ClientSettings, awsCredentials: AwsCredentialSource): Promise<Record<string, string>> {
   if (settings.mode === 'api-key') return { authorization: `Bearer ${settings.apiKey}` }
@@ -28,21 +53,33 @@ async function authHeaders (settings: ClientSettings, awsCredentials: AwsCredent
   if (credentials.expiration && credentials.expiration.getTime() <= Date.now()) {
     throw new RequestFailed('the AWS credentials have expired; renew them (e.g. aws sso login)')
   }
+  const { signCallerIdentity } = await import('../identity/aws-signing.js')
   return signCallerIdentity({ stsEndpoint: settings.stsEndpoint, region: settings.stsRegion, serverId: settings.serverId, credentials })
 }
 
 function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSource) {
+  // Joined, not resolved: a base URL with a path (https://host/stowage) keeps it.
+  const base = settings.url.replace(/\/+$/, '')
   return async function call (method: string, path: string, body?: unknown): Promise<any> {
     const headers = await authHeaders(settings, awsCredentials)
     if (body !== undefined) headers['content-type'] = 'application/json'
     let response: Response
     try {
-      response = await fetch(new URL(path, settings.url), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
     } catch (error) {
-      throw new RequestFailed(`cannot reach ${settings.url}: ${(error as Error).message}`)
+      throw new RequestFailed(`cannot reach ${settings.url} (${causeOf(error)})`)
     }
     const text = await response.text()
-    const parsed = text ? JSON.parse(text) : undefined
+    let parsed
+    try {
+      parsed = text ? JSON.parse(text) : undefined
+    } catch {
+      const type = response.headers.get('content-type') ?? 'no content type'
+      throw new RequestFailed(`${settings.url} answered ${response.status} with ${type}, not JSON: is it a Stowage service, or a proxy in front of one?`)
+    }
+    if (response.status === 401 && settings.mode === 'api-key') {
+      throw new RequestFailed('401: the API key was refused (revoked, expired, or for another service); run "stowage login" with a valid key')
+    }
     if (!response.ok) throw new RequestFailed(`${response.status}: ${parsed?.error ?? response.statusText}`)
     return parsed
   }
@@ -79,11 +116,13 @@ async function login (args: string[], io: CliIo, awsCredentials: AwsCredentialSo
   print(io, values.json === true, { ...whoami, config: path }, `Logged in to ${settings.url} as ${whoami.userId}; settings in ${path}\n`)
 }
 
-export async function runClient (command: string, args: string[], io: CliIo, awsCredentials: AwsCredentialSource = fromNodeProviderChain()) {
+export async function runClient (command: string, args: string[], io: CliIo, awsCredentials: AwsCredentialSource = defaultAwsCredentials) {
   if (command === 'login') return login(args, io, awsCredentials)
   const { values, positionals } = parseArgs({
     args, allowPositionals: true,
-    options: { json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' } }
+    options: {
+      json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' }
+    }
   })
   const json = values.json === true
   const api = createApi(await readSettings(io.env), awsCredentials)
@@ -102,7 +141,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const files = []
       let token: string | undefined
       do {
-        const query = new URLSearchParams({ ...(first ? { prefix: first } : {}), ...(token ? { continuationToken: token } : {}) })
+        const query = new URLSearchParams({ ...(first ? { prefix: remotePrefix(first) } : {}), ...(token ? { continuationToken: token } : {}) })
         const page = await api('GET', `/api/files?${query}`)
         files.push(...page.files)
         token = page.continuationToken
@@ -110,7 +149,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       return print(io, json, { files }, files.map((f) => `${String(f.size).padStart(10)}  ${f.lastModified}  ${f.key}\n`).join(''))
     }
     case 'get': {
-      const file = await api('GET', `/api/files/${encodePath(need(first, 'get PATH [-o FILE]'))}`)
+      const file = await api('GET', `/api/files/${remotePath(need(first, 'get PATH [-o FILE]'))}`)
       const bytes = Buffer.from(file.content, 'base64')
       if (values.output) {
         await writeFile(values.output, bytes)
@@ -122,17 +161,23 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const local = need(first, 'put FILE PATH [--content-type T]')
       const remote = need(second, 'put FILE PATH [--content-type T]')
       const contentType = values['content-type'] ?? CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream'
-      const written = await api('PUT', `/api/files/${encodePath(remote)}`, { content: (await readFile(local)).toString('base64'), contentType })
+      const path = remotePath(remote)
+      const written = await api('PUT', `/api/files/${path}`, { content: (await readFile(local)).toString('base64'), contentType })
       return print(io, json, written, `${written.key} (${written.size} bytes, ${written.contentType})\n`)
     }
     case 'rm': {
       const path = need(first, 'rm PATH')
-      await api('DELETE', `/api/files/${encodePath(path)}`)
+      await api('DELETE', `/api/files/${remotePath(path)}`)
       return print(io, json, { deleted: path }, '')
     }
     case 'keys': {
       if (first === 'create') {
-        const created = await api('POST', '/api/keys', values.name === undefined ? {} : { name: values.name })
+        const expiresAt = values.expires === undefined ? undefined : new Date(values.expires)
+        if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new UsageError('--expires must be a date, such as 2027-01-31 or 2027-01-31T12:00:00Z')
+        const created = await api('POST', '/api/keys', {
+          ...(values.name === undefined ? {} : { name: values.name }),
+          ...(expiresAt ? { expiresAt: expiresAt.toISOString() } : {})
+        })
         return print(io, json, created, `${created.key}\nid ${created.id}; this is the only time the key is shown\n`)
       }
       if (first === 'ls') {
@@ -145,7 +190,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         await api('DELETE', `/api/keys/${encodeURIComponent(id)}`)
         return print(io, json, { revoked: id }, '')
       }
-      throw new UsageError('usage: stowage keys create [--name N] | keys ls | keys revoke ID')
+      throw new UsageError('usage: stowage keys create [--name N] [--expires DATE] | keys ls | keys revoke ID')
     }
   }
   throw new UsageError(`unknown command "${command}"; run "stowage help"`)

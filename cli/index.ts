@@ -1,31 +1,26 @@
-import { ConfigError } from '../config.js'
-import { ADMIN_HELP, runAdmin } from './admin.js'
-import { runClient, type AwsCredentialSource } from './client.js'
+import { readFile } from 'node:fs/promises'
+import { HELP } from './help.js'
 import { UsageError, type CliIo } from './io.js'
+import type { AwsCredentialSource } from './client.js'
 
 export type { CliIo } from './io.js'
+export { HELP } from './help.js'
 
-export const HELP = `stowage — command-line client and admin tool of a Stowage service
+const CLIENT_COMMANDS = new Set(['login', 'ls', 'get', 'put', 'rm', 'keys', 'whoami'])
 
-Usage:
-  stowage login --url URL --api-key KEY
-  stowage login --url URL --aws-sso --server-id ID [--sts-region R] [--sts-endpoint URL]
-  stowage ls [PREFIX]                         every page of your files
-  stowage get PATH [-o FILE]                  to standard output unless -o
-  stowage put FILE PATH [--content-type T]
-  stowage rm PATH
-  stowage keys create [--name N] | keys ls | keys revoke ID
-  stowage whoami
-  stowage help
+/** The version of the installed package: package.json is two folders up from dist/cli, one from cli. */
+async function version (): Promise<string> {
+  for (const path of ['../../package.json', '../package.json']) {
+    try {
+      const found = JSON.parse(await readFile(new URL(path, import.meta.url), 'utf8')) as { name?: string, version?: string }
+      if (found.name === 'stowage' && found.version) return found.version
+    } catch {}
+  }
+  return 'unknown'
+}
 
-  --json gives machine-readable output. Settings live in $STOWAGE_CONFIG, else
-  $XDG_CONFIG_HOME/stowage/config.json, else ~/.config/stowage/config.json (mode 0600).
-  In aws-sso mode every request is signed with the AWS default credential chain; missing or
-  expired credentials are an error, never a fallback to an API key.
-
-${ADMIN_HELP}`
-
-/** Runs one command line; resolves to the exit code. */
+/** Runs one command line; resolves to the exit code. Help, the version and mistakes in the command
+ *  line answer without settings, and load neither the database drivers nor the AWS SDK. */
 export async function runCli (argv: string[], io: CliIo, awsCredentials?: AwsCredentialSource): Promise<number> {
   const [command, ...rest] = argv
   try {
@@ -33,14 +28,21 @@ export async function runCli (argv: string[], io: CliIo, awsCredentials?: AwsCre
       io.stdout.write(HELP)
       return 0
     }
+    if (command === '--version' || command === '-v' || command === 'version') {
+      io.stdout.write(`stowage ${await version()}\n`)
+      return 0
+    }
     if (command === 'admin') {
+      const { runAdmin } = await import('./admin.js')
       io.stdout.write(JSON.stringify(await runAdmin(rest, io), null, 2) + '\n')
       return 0
     }
+    if (!CLIENT_COMMANDS.has(command)) throw new UsageError(`unknown command "${command}"; run "stowage help"`)
+    const { runClient } = await import('./client.js')
     await runClient(command, rest, io, awsCredentials)
     return 0
   } catch (error) {
-    const misuse = error instanceof UsageError || error instanceof ConfigError ||
+    const misuse = error instanceof UsageError || (error as Error).name === 'ConfigError' ||
       (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true
     io.stderr.write(`stowage: ${(error as Error).message}\n`)
     return misuse ? 2 : 1

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +8,7 @@ import { runCli } from '../cli/index.js'
 import type { AwsCredentialSource } from '../cli/client.js'
 import { createOrganizationRepository } from '../db/organizations.js'
 import { buildTestApp } from './helpers/app.js'
+import { closedPortUrl } from './helpers/net.js'
 import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
 
 const sts = await startSts()
@@ -107,4 +109,81 @@ t.test('usage mistakes exit 2; not being logged in is explained', async (t) => {
   for (const argv of [['login'], ['login', '--url', 'ftp://x', '--api-key', 'k'], ['login', '--url', 'http://x'], ['login', '--url', 'http://x', '--aws-sso']]) {
     t.equal((await cli(argv)).code, 2, argv.join(' '))
   }
+})
+
+t.test('help, --version and unknown commands answer without a login', async (t) => {
+  const { cli } = await setup(t)
+  const help = await cli(['help'])
+  t.equal(help.code, 0)
+  t.match(help.stdout, /stowage login --url URL --api-key KEY/)
+  const version = await cli(['--version'])
+  t.equal(version.code, 0)
+  t.match(version.stdout, /^stowage \d+\.\d+\.\d+\n$/)
+  const unknown = await cli(['frobnicate'])
+  t.equal(unknown.code, 2)
+  t.match(unknown.stderr, /unknown command "frobnicate"/)
+  t.notMatch(unknown.stderr, /not logged in/)
+})
+
+t.test('paths with . or .. segments are refused before any request, never rewritten', async (t) => {
+  const { url, home, cli, apiKey, app } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const local = join(home, 'notes.md')
+  await writeFile(local, 'x')
+  for (const path of ['x/../y.md', './y.md', 'a//b', '/abs']) {
+    const put = await cli(['put', local, path])
+    t.equal(put.code, 2, path)
+    t.match(put.stderr, /path must/, path)
+  }
+  t.equal((await app.files.list('cli-user', {})).files.length, 0, 'nothing was written')
+})
+
+t.test('errors say what to do: a refused key, a server out of reach, an answer that is not JSON', async (t) => {
+  const { url, cli, apiKey, app } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  await app.keys.revoke('cli-user', apiKey.slice(5, 15))
+  const refused = await cli(['ls'])
+  t.equal(refused.code, 1)
+  t.match(refused.stderr, /revoked.*stowage login/)
+
+  const closed = await closedPortUrl()
+  const down = await cli(['login', '--url', closed, '--api-key', apiKey])
+  t.equal(down.code, 1)
+  t.equal(down.stderr, `stowage: cannot reach ${closed} (ECONNREFUSED)\n`)
+
+  const html = createServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<html>Bad Gateway</html>'))
+  await new Promise<void>((resolve) => html.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => html.close())
+  const proxy = await cli(['login', '--url', `http://127.0.0.1:${(html.address() as AddressInfo).port}`, '--api-key', apiKey])
+  t.equal(proxy.code, 1)
+  t.match(proxy.stderr, /answered 502 with text\/html, not JSON/)
+})
+
+t.test('a base URL with a path keeps it', async (t) => {
+  const { url, cli, apiKey } = await setup(t)
+  // A reverse proxy serving Stowage under /stowage/.
+  const proxy = createServer((req, res) => {
+    if (!req.url?.startsWith('/stowage/')) return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not under /stowage"}')
+    const upstream = request(url + req.url.slice('/stowage'.length), { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers)
+      answer.pipe(res)
+    })
+    req.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => proxy.close())
+  const login = await cli(['login', '--url', `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/stowage/`, '--api-key', apiKey])
+  t.equal(login.code, 0, login.stderr)
+  t.equal((await cli(['whoami'])).code, 0)
+})
+
+t.test('keys create --expires', async (t) => {
+  const { url, cli, apiKey } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const created = await cli(['keys', 'create', '--name', 'ci', '--expires', '2099-01-31', '--json'])
+  t.equal(created.code, 0, created.stderr)
+  t.equal(JSON.parse(created.stdout).expiresAt, '2099-01-31T00:00:00.000Z')
+  const bad = await cli(['keys', 'create', '--expires', 'someday'])
+  t.equal(bad.code, 2)
+  t.match(bad.stderr, /--expires must be a date/)
 })

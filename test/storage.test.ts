@@ -74,7 +74,9 @@ for (const [name, create] of Object.entries(drivers)) {
       t.same((await store.list(base + 'nothing-here/', { limit: 10 })).objects, [])
     })
 
-    t.test('concurrent writes of one key leave one whole version', async (t) => {
+    // s3rver writes an object straight into its final file, so concurrent PUTs of one key can mix
+    // (seen under load); S3 itself keeps one whole version, and so must the fs driver.
+    t.test('concurrent writes of one key leave one whole version', { skip: name === 's3' && 's3rver writes objects in place' }, async (t) => {
       const versions = ['a', 'b', 'c', 'd'].map((c) => Buffer.alloc(64 * 1024, c))
       await Promise.all(versions.map((body) => store.put(base + 'race.bin', body, 'application/octet-stream')))
       const body = (await store.get(base + 'race.bin'))!.body

@@ -1,0 +1,24 @@
+export const ADMIN_HELP = `Admin commands work on DATABASE_URL directly and print JSON (--json is accepted):
+  stowage admin create-org --name N [--aws-account-id A] [--auth-mode platform|aws-sso]
+  stowage admin create-key --user U [--org O] [--name N]
+`
+
+export const HELP = `stowage — command-line client and admin tool of a Stowage service
+
+Usage:
+  stowage login --url URL --api-key KEY
+  stowage login --url URL --aws-sso --server-id ID [--sts-region R] [--sts-endpoint URL]
+  stowage ls [PREFIX]                         every page of your files
+  stowage get PATH [-o FILE]                  to standard output unless -o
+  stowage put FILE PATH [--content-type T]
+  stowage rm PATH
+  stowage keys create [--name N] [--expires DATE] | keys ls | keys revoke ID
+  stowage whoami
+  stowage help | --version
+
+  --json gives machine-readable output. Settings live in $STOWAGE_CONFIG, else
+  $XDG_CONFIG_HOME/stowage/config.json, else ~/.config/stowage/config.json (mode 0600).
+  In aws-sso mode every request is signed with the AWS default credential chain; missing or
+  expired credentials are an error, never a fallback to an API key.
+
+${ADMIN_HELP}`
