@@ -1,4 +1,6 @@
 import { Kysely } from 'kysely'
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.js'
 import { createApiKeyRepository } from '../db/api-keys.js'
@@ -12,8 +14,14 @@ import { ADMIN_HELP } from './help.js'
 import { UsageError, type CliIo } from './io.js'
 
 
-async function withDatabase<T> (io: CliIo, work: (db: Kysely<Database>, config: ReturnType<typeof loadConfig>) => Promise<T>) {
+async function withDatabase<T> (io: CliIo, init: boolean, work: (db: Kysely<Database>, config: ReturnType<typeof loadConfig>) => Promise<T>) {
   const config = loadConfig(io.env)
+  const path = config.DATABASE_URL.startsWith('sqlite:') ? config.DATABASE_URL.slice('sqlite:'.length) : undefined
+  // Run from another folder, the default ./data/stowage.db is another database: a key written
+  // there would never work. Only --init creates one.
+  if (!init && path !== undefined && path !== ':memory:' && !existsSync(path)) {
+    throw new UsageError(`there is no database at ${resolve(path)}: run this where the service runs, set DATABASE_URL to its database, or add --init to create one`)
+  }
   const db = new Kysely<Database>({ dialect: createDialect(config.DATABASE_URL) })
   try {
     await migrateToLatest(db)
@@ -25,25 +33,32 @@ async function withDatabase<T> (io: CliIo, work: (db: Kysely<Database>, config: 
 
 async function createOrg (args: string[], io: CliIo) {
   const { values } = parseArgs({
-    args, options: { name: { type: 'string' }, 'aws-account-id': { type: 'string' }, 'auth-mode': { type: 'string', default: 'platform' }, json: { type: 'boolean' } }
+    args, options: { name: { type: 'string' }, 'aws-account-id': { type: 'string' }, 'auth-mode': { type: 'string', default: 'platform' }, json: { type: 'boolean' }, init: { type: 'boolean' } }
   })
   const { name, 'aws-account-id': awsAccountId, 'auth-mode': authMode } = values
   if (!name) throw new UsageError('create-org needs --name')
   if (authMode !== 'platform' && authMode !== 'aws-sso') throw new UsageError('--auth-mode is platform or aws-sso')
   if (awsAccountId !== undefined && !/^\d{12}$/.test(awsAccountId)) throw new UsageError('--aws-account-id is 12 digits')
   if (authMode === 'aws-sso' && !awsAccountId) throw new UsageError('an aws-sso organization needs --aws-account-id')
-  const org = await withDatabase(io, (db) => createOrganizationRepository(db).create({ name, awsAccountId, authMode }))
+  const org = await withDatabase(io, values.init === true, (db) => createOrganizationRepository(db).create({ name, awsAccountId, authMode }))
   return { id: org.id, name: org.name, awsAccountId: org.aws_account_id, authMode: org.auth_mode, createdAt: org.created_at }
 }
 
 async function createKey (args: string[], io: CliIo) {
-  const { values } = parseArgs({ args, options: { user: { type: 'string' }, org: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } } })
+  const { values } = parseArgs({
+    args, options: { user: { type: 'string' }, org: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' }, init: { type: 'boolean' } }
+  })
   if (!values.user) throw new UsageError('create-key needs --user')
   if (!isSafeSegment(values.user)) throw new UsageError('--user must be a safe path segment (letters, digits, . _ @ | + = : ~ -)')
   const { user, org, name } = values
-  return withDatabase(io, (db, config) => createKeyService({
-    repository: createApiKeyRepository(db), prefix: config.API_KEY_PREFIX, bcryptCost: config.API_KEY_BCRYPT_COST
-  }).create({ userId: user, orgId: org ?? null, name }))
+  return withDatabase(io, values.init === true, async (db, config) => {
+    if (org !== undefined && !(await createOrganizationRepository(db).findById(org))) {
+      throw new UsageError(`there is no organization ${org}: create it with "stowage admin create-org"`)
+    }
+    return createKeyService({
+      repository: createApiKeyRepository(db), prefix: config.API_KEY_PREFIX, bcryptCost: config.API_KEY_BCRYPT_COST
+    }).create({ userId: user, orgId: org ?? null, name })
+  })
 }
 
 export async function runAdmin ([command, ...args]: string[], io: CliIo) {

@@ -1,6 +1,7 @@
-export const ADMIN_HELP = `Admin commands work on DATABASE_URL directly and print JSON (--json is accepted):
-  stowage admin create-org --name N [--aws-account-id A] [--auth-mode platform|aws-sso]
-  stowage admin create-key --user U [--org O] [--name N]
+export const ADMIN_HELP = `Admin commands work on DATABASE_URL directly and print JSON (--json is accepted);
+a SQLite database that does not exist yet is created only with --init:
+  stowage admin create-org --name N [--aws-account-id A] [--auth-mode platform|aws-sso] [--init]
+  stowage admin create-key --user U [--org O] [--name N] [--init]
 `
 
 export const HELP = `stowage — command-line client and admin tool of a Stowage service

@@ -18,6 +18,10 @@ export function createOrganizationRepository (db: Kysely<Database>) {
       return row
     },
 
+    async findById (id: string): Promise<Organization | undefined> {
+      return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst()
+    },
+
     async findByAwsAccount (accountId: string): Promise<Organization[]> {
       return db.selectFrom('organizations').selectAll().where('aws_account_id', '=', accountId).execute()
     }

@@ -1,5 +1,9 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { runCli } from '../cli/index.js'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { createTestDatabase } from './helpers/db.js'
@@ -18,7 +22,7 @@ async function cli (argv: string[], env: Record<string, string> = {}) {
 t.test('admin create-key gives a first key on a fresh database, no identity provider needed', async (t) => {
   const database = await createTestDatabase({ shared: true })
   t.teardown(database.drop)
-  const created = await cli(['admin', 'create-key', '--user', 'alice', '--org', 'acme', '--name', 'first'], { DATABASE_URL: database.url })
+  const created = await cli(['admin', 'create-key', '--user', 'alice', '--name', 'first', '--init', '--json'], { DATABASE_URL: database.url })
   t.equal(created.code, 0, created.stderr)
   const body = JSON.parse(created.stdout)
   t.match(body, { key: /^stow_[0-9A-Za-z]{48}$/, name: 'first', expiresAt: null })
@@ -35,13 +39,32 @@ t.test('admin create-key gives a first key on a fresh database, no identity prov
 t.test('admin create-org records the organization and prints it', async (t) => {
   const database = await createTestDatabase({ shared: true })
   t.teardown(database.drop)
-  const created = await cli(['admin', 'create-org', '--name', 'Acme', '--aws-account-id', '123456789012', '--auth-mode', 'aws-sso'], { DATABASE_URL: database.url })
+  const created = await cli(['admin', 'create-org', '--name', 'Acme', '--aws-account-id', '123456789012', '--auth-mode', 'aws-sso', '--init'], { DATABASE_URL: database.url })
   t.equal(created.code, 0, created.stderr)
   const org = JSON.parse(created.stdout)
   t.match(org, { id: /^[0-9a-f-]{36}$/, name: 'Acme', awsAccountId: '123456789012', authMode: 'aws-sso' })
   const { app, close } = await buildTestApp({ env: { DATABASE_URL: database.url } })
   t.teardown(close)
   t.match(await app.db.selectFrom('organizations').selectAll().execute(), [{ id: org.id, auth_mode: 'aws-sso', aws_account_id: '123456789012' }])
+
+  const withOrg = await cli(['admin', 'create-key', '--user', 'alice', '--org', org.id], { DATABASE_URL: database.url })
+  t.equal(withOrg.code, 0, withOrg.stderr)
+  t.equal((await app.db.selectFrom('api_keys').select('org_id').where('id', '=', JSON.parse(withOrg.stdout).id).executeTakeFirst())?.org_id, org.id)
+  const unknownOrg = await cli(['admin', 'create-key', '--user', 'alice', '--org', 'acme'], { DATABASE_URL: database.url })
+  t.equal(unknownOrg.code, 2)
+  t.equal(unknownOrg.stderr, 'stowage: there is no organization acme: create it with "stowage admin create-org"\n')
+})
+
+t.test('admin refuses to create a SQLite database that does not exist yet unless --init', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'stowage-admin-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'data', 'stowage.db')}` }
+  const refused = await cli(['admin', 'create-key', '--user', 'alice'], env)
+  t.equal(refused.code, 2)
+  t.match(refused.stderr, /there is no database at .*stowage\.db: run this where the service runs, set DATABASE_URL to its database, or add --init/)
+  t.notOk(existsSync(join(dir, 'data', 'stowage.db')), 'nothing was created')
+  t.equal((await cli(['admin', 'create-key', '--user', 'alice', '--init'], env)).code, 0)
+  t.equal((await cli(['admin', 'create-key', '--user', 'bob'], env)).code, 0, 'once it exists, no --init is needed')
 })
 
 t.test('command-line mistakes exit 2 with a message on stderr', async (t) => {
