@@ -15,6 +15,7 @@ Usage:
   stowage rm PATH
   stowage keys create [--name N] [--expires DATE] | keys ls | keys revoke ID
   stowage whoami
+  stowage serve                               the service, configured as npm start is
   stowage help | --version
 
   --json gives machine-readable output. Settings live in $STOWAGE_CONFIG, else

@@ -32,6 +32,12 @@ export async function runCli (argv: string[], io: CliIo, awsCredentials?: AwsCre
       io.stdout.write(`stowage ${await version()}\n`)
       return 0
     }
+    if (command === 'serve') {
+      if (rest.length > 0) throw new UsageError('serve takes no arguments: it reads the same environment variables as npm start')
+      // The service itself: it listens until SIGTERM or SIGINT, as npm start does.
+      await import('../server.js')
+      return await new Promise<number>(() => {})
+    }
     if (command === 'admin') {
       const { runAdmin } = await import('./admin.js')
       io.stdout.write(JSON.stringify(await runAdmin(rest, io), null, 2) + '\n')

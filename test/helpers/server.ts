@@ -9,9 +9,9 @@ export interface ServerProcess {
   exited: Promise<number | null>
 }
 
-/** `server.ts` in a process of its own, as an operator runs it; resolves once it listens. */
-export async function startServerProcess (env: Record<string, string>): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...process.execArgv, 'server.ts'], {
+/** `server.ts` (or another command) in a process of its own, as an operator runs it; resolves once it listens. */
+export async function startServerProcess (env: Record<string, string>, command = ['server.ts']): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...process.execArgv, ...command], {
     // The 'listening' line is logged at info.
     env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit']
