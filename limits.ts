@@ -38,8 +38,6 @@ export function createFailureLimiter ({ max, windowMs, maxKeys = 100_000, now = 
   }
 }
 
-export type FailureLimiter = ReturnType<typeof createFailureLimiter>
-
 /** Runs at most `limit` tasks at once; the rest wait their turn in order. */
 export function createSemaphore (limit: number) {
   let running = 0
@@ -79,7 +77,6 @@ export function createMemory<V> (maxEntries: number, now = Date.now) {
 export function createByteBudget (limit: number) {
   let used = 0
   return {
-    get used () { return used },
     take (bytes: number): boolean {
       if (used + bytes > limit) return false
       used += bytes

@@ -79,19 +79,19 @@ export function createAwsCallerVerifier ({
   const refused = createMemory<string>(cacheSize, now)
   const boundedSts = createSemaphore(stsConcurrency)
 
+  function stsDown (error: unknown) {
+    onUpstreamFailure?.(STS, error)
+    return dependencyUnavailable(STS, error)
+  }
+
   async function askSts (headers: Record<string, string>) {
     let response: Response
     try {
       response = await fetchWithTimeout(stsUrl, { method: 'POST', headers, body: CALLER_IDENTITY_BODY }, timeoutMs)
     } catch (error) {
-      onUpstreamFailure?.(STS, error)
-      throw dependencyUnavailable(STS, error)
+      throw stsDown(error)
     }
-    if (response.status >= 500) {
-      const error = new Error(`STS answered ${response.status}`)
-      onUpstreamFailure?.(STS, error)
-      throw dependencyUnavailable(STS, error)
-    }
+    if (response.status >= 500) throw stsDown(new Error(`STS answered ${response.status}`))
     if (!response.ok) throw new AwsSignatureRefused(`STS refused the signature (${response.status})`)
     let body: unknown
     try {

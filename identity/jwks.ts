@@ -1,7 +1,7 @@
 import buildGetJwks from 'get-jwks'
 import type { JsonWebKey } from 'node:crypto'
 import { dependencyUnavailable } from '../errors.js'
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, deadlineFetchOptions, type FailureLog } from './http.js'
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, deadlineFetchOptions, fetchJson, type FailureLog } from './http.js'
 
 export interface JwksOptions {
   /** Resolves the JWKS URL of the configured issuer (never one named by a token). */
@@ -63,17 +63,17 @@ export function createJwks ({
   async function readPublishedSet () {
     const { getJwks, domain, url } = await resolveSource()
     fetchCount++
-    let body: { keys?: Jwk[] } | undefined
+    let keys: Jwk[]
     try {
-      const response = await fetch(url, fetchOptions)
-      body = await response.json() as { keys?: Jwk[] }
-      if (!response.ok || !Array.isArray(body?.keys)) throw new Error(`the JWKS answered ${response.status} without keys`)
+      const body = await fetchJson(url, {}, timeoutMs) as { keys?: Jwk[] }
+      if (!Array.isArray(body?.keys)) throw new Error('the JWKS has no keys')
+      keys = body.keys
     } catch (error) {
       onFailure?.('the JWKS of the identity provider', error)
       throw error
     }
     const next = new Set<string>()
-    for (const jwk of body.keys!) {
+    for (const jwk of keys) {
       if (typeof jwk.kid !== 'string' || jwk.use === 'enc') continue
       for (const alg of jwk.alg ? [jwk.alg] : algorithms) {
         const cacheKey = getJwks.generateCacheKey(alg, jwk.kid, domain)

@@ -1,4 +1,5 @@
 import { createVerifier, TokenError, type Algorithm } from 'fast-jwt'
+import { DependencyUnavailableError } from '../errors.js'
 import type { FailureLog } from './http.js'
 import { createJwks } from './jwks.js'
 
@@ -56,8 +57,8 @@ export function createJwtVerifier (options: JwtVerifierOptions) {
       try {
         payload = await verifier(token) as Record<string, unknown>
       } catch (error) {
-        const cause = (error as TokenError).originalError as { code?: string } | undefined
-        throw cause?.code === 'STOWAGE_ERR_DEPENDENCY_UNAVAILABLE' ? cause : error
+        const cause = (error as TokenError).originalError
+        throw cause instanceof DependencyUnavailableError ? cause : error
       }
       return { userId: payload[options.userClaim], orgId: payload[options.orgClaim] }
     }

@@ -4,6 +4,8 @@ import { BadGatewayError, dependencyUnavailable, ServiceUnavailableError, Unauth
 import { isSafeSegment } from '../storage/paths.js'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout, type FailureLog } from './http.js'
 
+const TOKEN_ENDPOINT = 'the token endpoint of the identity provider'
+
 export interface RefreshOptions {
   /** Resolves the token endpoint: OIDC_TOKEN_URL, else discovery. Undefined: refresh is off. */
   tokenEndpoint?: () => Promise<string>
@@ -79,21 +81,21 @@ export function createTokenRefresher (options: RefreshOptions) {
     try {
       response = await fetchWithTimeout(await tokenEndpoint(), { method: 'POST', headers, body: form }, timeoutMs)
     } catch (error) {
-      failed('the token endpoint of the identity provider', error)
+      failed(TOKEN_ENDPOINT, error)
       throw dependencyUnavailable('the identity provider', error)
     }
     let body: Record<string, unknown>
     try {
       body = await response.json() as Record<string, unknown>
     } catch (error) {
-      failed('the token endpoint of the identity provider', error)
+      failed(TOKEN_ENDPOINT, error)
       throw new BadGatewayError('the identity provider answered something other than JSON')
     }
     // RFC 6749 §5.2: a refused grant is invalid_grant (400) or a client error (401).
     if (response.status === 400 || response.status === 401) throw new UnauthorizedError()
     const { access_token: accessToken, id_token: idToken, refresh_token: rotated } = body ?? {}
     if (!response.ok || typeof accessToken !== 'string' || typeof idToken !== 'string') {
-      failed('the token endpoint of the identity provider', new Error(`answered ${response.status}`))
+      failed(TOKEN_ENDPOINT, new Error(`answered ${response.status}`))
       throw new BadGatewayError('the identity provider failed to refresh the tokens')
     }
     return { accessToken, idToken, refreshToken: typeof rotated === 'string' && rotated !== refreshToken ? rotated : undefined }

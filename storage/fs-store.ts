@@ -115,7 +115,7 @@ export function createFsStore (rootDir: string): ObjectStore {
     for (const dirent of dirents) {
       const folder = dirent.isDirectory() && dirent.name.endsWith(DIR)
       if (!folder && !(dirent.isFile() && dirent.name.endsWith(OBJECT))) continue
-      const key = keyPrefix + dirent.name.slice(0, -2) + (folder ? '/' : '')
+      const key = keyPrefix + dirent.name.slice(0, -(folder ? DIR : OBJECT).length) + (folder ? '/' : '')
       entries.push({ name: dirent.name, key, bytes: Buffer.from(key), folder })
     }
     return entries.sort((a, b) => Buffer.compare(a.bytes, b.bytes))
