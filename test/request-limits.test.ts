@@ -90,17 +90,30 @@ t.test('uploads held in memory stay under UPLOAD_MEMORY_BYTES: past it, 503 with
   // One upload of MAX_FILE_BYTES needs about 470 KB: two fit in 1 MiB, a third does not.
   const { server, port, key } = await serve(t, { MAX_FILE_BYTES: '300000', UPLOAD_MEMORY_BYTES: '1048576' })
   const length = 450_000
-  const holders = await Promise.all([open(port), open(port)])
-  const holderClosed = holders.map(closed)
-  for (const socket of holders) socket.write(putHead(key, length) + '{"content":"AAAA')
+  // A holder whose head arrives while a probe upload is in flight is itself refused: open another.
+  const holders: Socket[] = []
+  const holderClosed: Array<Promise<string>> = []
+  const answered = new Set<Socket>()
+  const hold = async (i: number) => {
+    const socket = await open(port)
+    socket.on('data', () => answered.add(socket))
+    holders[i] = socket
+    holderClosed[i] = closed(socket)
+    socket.write(putHead(key, length) + '{"content":"AAAA')
+  }
+  await Promise.all([hold(0), hold(1)])
   const upload = () => fetch(`${server.url}/api/files/third.bin`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ content: Buffer.alloc(300_000).toString('base64') })
   })
-  // The two hold their room once their bodies start to arrive; until then a third upload fits.
   let third = await upload()
-  await waitFor(async () => (third = await upload()).status !== 200, { what: 'the two stalled uploads to hold their room' })
+  await waitFor(async () => {
+    for (const [i, socket] of holders.entries()) {
+      if (answered.has(socket)) { socket.destroy(); await hold(i) }
+    }
+    return (third = await upload()).status !== 200
+  }, { what: 'the two stalled uploads to hold their room' })
   t.equal(third.status, 503)
   t.equal(third.headers.get('retry-after'), '5')
   t.same(await third.json(), { error: 'too many uploads in progress, try again shortly' })
