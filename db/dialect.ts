@@ -31,9 +31,9 @@ export function createDialect (url: string, options: DialectOptions = {}): Diale
   const path = url.slice('sqlite:'.length)
   if (path !== ':memory:') createPrivately(path)
   const database = new SqliteDatabase(path)
-  database.pragma('journal_mode = WAL')
-  database.pragma(`busy_timeout = ${options.queryTimeoutMs ?? 5000}`)
-  database.pragma('foreign_keys = ON')
+  keptForLife.push(database)
+  // exec, not pragma(): pragma() prepares a statement object that would become garbage.
+  database.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = ${options.queryTimeoutMs ?? 5000}; PRAGMA foreign_keys = ON`)
   return mapFailures(new SqliteDialect({ database: withStatementCache(database) }), isSqliteOutage)
 }
 
@@ -138,7 +138,16 @@ function createPrivately (path: string) {
   chmodSync(path, 0o600)
 }
 
-const STATEMENT_CACHE_SIZE = 200
+/**
+ * better-sqlite3 12 built for Node 24 aborts the process when the garbage collector frees one of its
+ * objects while no JavaScript runs (`Assertion failed: (env) != nullptr` in
+ * RemoveEnvironmentCleanupHook, from ~Statement: Node 24's ObjectWrap removes a cleanup hook in its
+ * destructor, and finds no environment there). So none of them is ever let go: each database and
+ * each statement prepared on it stays reachable for the life of the process, closed or not. The
+ * statements are the service's own queries, a fixed set of texts (values are parameters), so this
+ * holds some dozens of small objects. better-sqlite3 13 no longer uses ObjectWrap, but needs Node 22.
+ */
+const keptForLife: SqliteDatabase.Database[] = []
 
 /**
  * Kysely prepares every query afresh, and preparing costs SQLite more than running an indexed
@@ -150,7 +159,6 @@ function withStatementCache (database: SqliteDatabase.Database): SqliteDatabase.
   database.prepare = ((sql: string) => {
     let statement = statements.get(sql)
     if (!statement) {
-      if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear()
       statement = prepare(sql)
       statements.set(sql, statement)
     }
