@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Algorithm } from 'fast-jwt'
-import type { Config } from './config.js'
+import { trustProxy, type Config } from './config.js'
 import { authPlugin } from './plugins/auth.js'
 import { dbPlugin } from './plugins/db.js'
 import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js'
@@ -41,6 +41,8 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     frameworkErrors,
     clientErrorHandler,
+    // request.ip, which the per-address failure limit counts, is the client's only behind a trusted proxy.
+    trustProxy: config.TRUST_PROXY === undefined ? false : trustProxy(config.TRUST_PROXY),
     // A connection silent this long (a stalled body, an answer nobody reads) is closed.
     connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { isIP } from 'node:net'
 
 const Url = (description: string, options: { default?: string } = {}) =>
   Type.String({ pattern: '^https?://[^\\s]+$', description, ...options })
@@ -12,6 +13,10 @@ const Optional = <T extends TSchema>(schema: T) => Type.Optional(schema)
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'an integer from 0 to 65535' }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'a host name or address' }),
+  TRUST_PROXY: Optional(Type.String({
+    pattern: '^[^,\\s]+(,\\s*[^,\\s]+)*$',
+    description: 'a comma-separated list of the proxies\' addresses and CIDR ranges (or loopback, linklocal, uniquelocal)'
+  })),
   DATABASE_URL: Type.String({
     pattern: '^(sqlite:.+|postgres(ql)?://.+)$',
     default: 'sqlite:./data/stowage.db',
@@ -95,6 +100,9 @@ export function loadConfig (env: Env = {}): Config {
     throw new ConfigError(variable, `must be ${expected}, got ${JSON.stringify(raw[variable])}`)
   }
   const config = converted as Config
+  if (config.TRUST_PROXY !== undefined && trustProxy(config.TRUST_PROXY) === undefined) {
+    throw new ConfigError('TRUST_PROXY', `must be ${ConfigSchema.properties.TRUST_PROXY.description}, got ${JSON.stringify(config.TRUST_PROXY)}`)
+  }
   if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `must be at most HTTP_REQUEST_TIMEOUT_MS (${config.HTTP_REQUEST_TIMEOUT_MS}), got ${config.HTTP_HEADERS_TIMEOUT_MS}`)
   }
@@ -108,4 +116,20 @@ export function loadConfig (env: Env = {}): Config {
  *  bytes) and room for the JSON around it. */
 export function uploadBodyLimit (maxFileBytes: number): number {
   return Math.ceil(maxFileBytes / 3) * 4 + 64 * 1024
+}
+
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/** Fastify's `trustProxy` for TRUST_PROXY: the list of addresses, or undefined when one is invalid.
+ *  (A hop count would trust any direct client's own X-Forwarded-For.) */
+export function trustProxy (setting: string): string[] | undefined {
+  const entries = setting.split(',').map((entry) => entry.trim())
+  const valid = entries.every((entry) => {
+    if (PROXY_RANGES.has(entry)) return true
+    const [address, bits, extra] = entry.split('/')
+    const family = isIP(address)
+    if (family === 0 || extra !== undefined) return false
+    return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128))
+  })
+  return valid ? entries : undefined
 }

@@ -86,6 +86,19 @@ t.test('an address that keeps failing: 429 with Retry-After for what would cost 
   t.equal(seen.calls, 0)
 })
 
+t.test('behind a proxy named in TRUST_PROXY, the failure limit counts each forwarded client; otherwise X-Forwarded-For changes nothing', async (t) => {
+  for (const trusted of [true, false]) {
+    const { key, app } = await setup(t, { AUTH_FAILURES_PER_ADDRESS: '3', AUTH_FAILURES_PER_KEY: '1000', ...(trusted ? { TRUST_PROXY: '127.0.0.1, 10.0.0.0/8' } : {}) })
+    const from = (address: string, token: string) =>
+      app.inject({ url: '/api/auth/credentials', headers: { ...bearer(token), 'x-forwarded-for': address } })
+    for (let i = 0; i < 3; i++) t.equal((await from('203.0.113.5', withWrongSecret(key, i))).statusCode, 401)
+    const cold = (await app.keys.create({ userId: 'carol', orgId: null })).key
+    t.equal((await from('203.0.113.5', cold)).statusCode, 429, 'the failing address is throttled')
+    t.equal((await from('203.0.113.6', cold)).statusCode, trusted ? 200 : 429,
+      trusted ? 'another client behind the proxy is not' : 'a forged X-Forwarded-For does not escape the limit')
+  }
+})
+
 t.test('fifty concurrent first uses of one key share one bcrypt compare', async (t) => {
   const { key, whoAmI } = await setup(t)
   const seen = await watchCompares(async () => {

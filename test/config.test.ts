@@ -47,7 +47,7 @@ t.test('a bad variable is refused with a line naming it', async (t) => {
     PORT: 'eighty', DATABASE_URL: 'mysql://x', STORAGE_DRIVER: 'ftp', S3_FORCE_PATH_STYLE: 'maybe',
     MAX_FILE_BYTES: '-1', JWT_ISSUER: 'not a url', JWT_ALGORITHMS: 'HS256', API_KEY_PREFIX: 'has_underscore',
     API_KEY_BCRYPT_COST: '99', LOG_LEVEL: 'loud', STORAGE_ROOT: '../up', CREDENTIALS_TTL_SECONDS: '60',
-    DATABASE_QUERY_TIMEOUT_MS: '0', DATABASE_POOL_SIZE: 'many', S3_TIMEOUT_MS: '5s', UPSTREAM_TIMEOUT_MS: '-5', HEALTH_TIMEOUT_MS: '9999999'
+    DATABASE_QUERY_TIMEOUT_MS: '0', TRUST_PROXY: 'true', DATABASE_POOL_SIZE: 'many', S3_TIMEOUT_MS: '5s', UPSTREAM_TIMEOUT_MS: '-5', HEALTH_TIMEOUT_MS: '9999999'
   }
   for (const [name, value] of Object.entries(bad)) {
     const error = (() => { try { loadConfig({ [name]: value }) } catch (e) { return e } })()
@@ -70,7 +70,8 @@ t.test('every variable says in plain words what it must be', async (t) => {
     PORT: ['abc', 'PORT must be an integer from 0 to 65535, got "abc"'],
     S3_TIMEOUT_MS: ['5s', 'S3_TIMEOUT_MS must be milliseconds from 100 to 600000, got "5s"'],
     S3_FORCE_PATH_STYLE: ['maybe', 'S3_FORCE_PATH_STYLE must be true or false, got "maybe"'],
-    API_KEY_PREFIX: ['Has_Caps', 'API_KEY_PREFIX must be a lower-case letter, then up to 15 lower-case letters or digits, got "Has_Caps"']
+    API_KEY_PREFIX: ['Has_Caps', 'API_KEY_PREFIX must be a lower-case letter, then up to 15 lower-case letters or digits, got "Has_Caps"'],
+    TRUST_PROXY: ['10.0.0.0/33', 'TRUST_PROXY must be a comma-separated list of the proxies\' addresses and CIDR ranges (or loopback, linklocal, uniquelocal), got "10.0.0.0/33"']
   }
   for (const [name, [value, message]] of Object.entries(cases)) {
     t.throws(() => loadConfig({ [name]: value }), { message: `Invalid configuration: ${message}` }, name)
