@@ -1,5 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { createReadStream } from 'node:fs'
+import { stat, writeFile } from 'node:fs/promises'
 import { extname } from 'node:path'
+import { Readable } from 'node:stream'
 import { parseArgs } from 'node:util'
 import type { AwsCredentials } from '../identity/aws-signing.js'
 import { checkFilePath, checkPrefix } from '../storage/paths.js'
@@ -57,31 +59,105 @@ async function authHeaders (settings: ClientSettings, awsCredentials: AwsCredent
   return signCallerIdentity({ stsEndpoint: settings.stsEndpoint, region: settings.stsRegion, serverId: settings.serverId, credentials })
 }
 
+interface Answer { status: number, statusText: string, contentType: string | null, text: string }
+
+/** A streamed PUT over node:http: unlike fetch, it reads an answer that comes before the body is
+ *  all sent (a 413 for a declared length over the limit), and stops sending. */
+async function streamRequest (url: string, headers: Record<string, string>, body: Readable): Promise<Answer> {
+  const { request } = url.startsWith('https:') ? await import('node:https') : await import('node:http')
+  return new Promise((resolve, reject) => {
+    let answered = false
+    const sending = request(url, { method: 'PUT', headers }, (response) => {
+      answered = true
+      body.unpipe(sending)
+      body.destroy()
+      const parts: Buffer[] = []
+      response.on('data', (part: Buffer) => parts.push(part))
+      response.on('error', reject)
+      response.on('end', () => resolve({
+        status: response.statusCode ?? 0,
+        statusText: response.statusMessage ?? '',
+        contentType: response.headers['content-type'] ?? null,
+        text: Buffer.concat(parts).toString('utf8')
+      }))
+    })
+    // Once the server has answered, a write cut short by its closing the connection is expected.
+    sending.on('error', (error) => { if (!answered) reject(error) })
+    body.on('error', (error) => sending.destroy(error))
+    body.pipe(sending)
+  })
+}
+
+/** The JSON body of an upload, streamed from the file and encoded on the way: the file is never
+ *  read whole, and the length is known before sending. */
+async function uploadBody (local: string, contentType: string) {
+  const size = (await stat(local)).size
+  if (size > LARGEST_FILE_ANY_SERVER_TAKES) {
+    throw new RequestFailed(`${local} is ${size} bytes; no Stowage server takes files over ${LARGEST_FILE_ANY_SERVER_TAKES} bytes`)
+  }
+  const head = Buffer.from('{"content":"')
+  const tail = Buffer.from(`","contentType":${JSON.stringify(contentType)}}`)
+  async function * encode () {
+    yield head
+    let read = 0
+    let rest: Buffer = Buffer.alloc(0)
+    // Never more than the declared length, even if the file grows meanwhile.
+    const file = size === 0 ? [] : createReadStream(local, { start: 0, end: size - 1 }) as AsyncIterable<Buffer>
+    for await (const chunk of file) {
+      read += chunk.length
+      const data = rest.length === 0 ? chunk : Buffer.concat([rest, chunk])
+      const whole = data.length - data.length % 3
+      yield Buffer.from(data.subarray(0, whole).toString('base64'))
+      rest = data.subarray(whole)
+    }
+    if (read !== size) throw new RequestFailed(`${local} changed while it was being sent; nothing was written`)
+    yield Buffer.from(rest.toString('base64'))
+    yield tail
+  }
+  return { length: head.length + Math.ceil(size / 3) * 4 + tail.length, stream: Readable.from(encode()) }
+}
+
+/** MAX_FILE_BYTES can be at most 1 GiB: a larger file is refused without asking. */
+const LARGEST_FILE_ANY_SERVER_TAKES = 1024 * 1024 * 1024
+
 function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSource) {
   // Joined, not resolved: a base URL with a path (https://host/stowage) keeps it.
   const base = settings.url.replace(/\/+$/, '')
-  return async function call (method: string, path: string, body?: unknown): Promise<any> {
-    const headers = await authHeaders(settings, awsCredentials)
-    if (body !== undefined) headers['content-type'] = 'application/json'
-    let response: Response
+  const reach = async (send: () => Promise<Answer>) => {
     try {
-      response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      return await send()
     } catch (error) {
+      if (error instanceof RequestFailed) throw error
       throw new RequestFailed(`cannot reach ${settings.url} (${causeOf(error)})`)
     }
-    const text = await response.text()
+  }
+  const interpret = ({ status, statusText, contentType, text }: Answer) => {
     let parsed
     try {
       parsed = text ? JSON.parse(text) : undefined
     } catch {
-      const type = response.headers.get('content-type') ?? 'no content type'
-      throw new RequestFailed(`${settings.url} answered ${response.status} with ${type}, not JSON: is it a Stowage service, or a proxy in front of one?`)
+      throw new RequestFailed(`${settings.url} answered ${status} with ${contentType ?? 'no content type'}, not JSON: is it a Stowage service, or a proxy in front of one?`)
     }
-    if (response.status === 401 && settings.mode === 'api-key') {
+    if (status === 401 && settings.mode === 'api-key') {
       throw new RequestFailed('401: the API key was refused (revoked, expired, or for another service); run "stowage login" with a valid key')
     }
-    if (!response.ok) throw new RequestFailed(`${response.status}: ${parsed?.error ?? response.statusText}`)
+    if (status < 200 || status > 299) throw new RequestFailed(`${status}: ${parsed?.error ?? statusText}`)
     return parsed
+  }
+  return {
+    async call (method: string, path: string, body?: unknown): Promise<any> {
+      const headers = await authHeaders(settings, awsCredentials)
+      if (body !== undefined) headers['content-type'] = 'application/json'
+      return interpret(await reach(async () => {
+        const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+        return { status: response.status, statusText: response.statusText, contentType: response.headers.get('content-type'), text: await response.text() }
+      }))
+    },
+    async upload (path: string, local: string, contentType: string): Promise<any> {
+      const body = await uploadBody(local, contentType)
+      const headers = { ...await authHeaders(settings, awsCredentials), 'content-type': 'application/json', 'content-length': String(body.length) }
+      return interpret(await reach(() => streamRequest(base + path, headers, body.stream)))
+    }
   }
 }
 
@@ -111,7 +187,7 @@ async function login (args: string[], io: CliIo, awsCredentials: AwsCredentialSo
     if (!values['api-key']) throw new UsageError('login needs --api-key KEY, or --aws-sso --server-id ID')
     settings = { url: values.url, mode: 'api-key', apiKey: values['api-key'] }
   }
-  const whoami = await createApi(settings, awsCredentials)('GET', '/api/auth/credentials')
+  const whoami = await createApi(settings, awsCredentials).call('GET', '/api/auth/credentials')
   const path = await writeSettings(io.env, settings)
   print(io, values.json === true, { ...whoami, config: path }, `Logged in to ${settings.url} as ${whoami.userId}; settings in ${path}\n`)
 }
@@ -125,7 +201,8 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     }
   })
   const json = values.json === true
-  const api = createApi(await readSettings(io.env), awsCredentials)
+  const client = createApi(await readSettings(io.env), awsCredentials)
+  const api = client.call
   const [first, second] = positionals
   const need = (value: string | undefined, usage: string) => {
     if (!value) throw new UsageError(`usage: stowage ${usage}`)
@@ -162,7 +239,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const remote = need(second, 'put FILE PATH [--content-type T]')
       const contentType = values['content-type'] ?? CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream'
       const path = remotePath(remote)
-      const written = await api('PUT', `/api/files/${path}`, { content: (await readFile(local)).toString('base64'), contentType })
+      const written = await client.upload(`/api/files/${path}`, local, contentType)
       return print(io, json, written, `${written.key} (${written.size} bytes, ${written.contentType})\n`)
     }
     case 'rm': {

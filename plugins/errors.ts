@@ -23,6 +23,8 @@ export const errorsPlugin = fp(async (app) => {
     if (status >= 500) request.log.warn({ err: error }, 'upstream failed')
     if (RETRY_SOON.has(error.code)) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
     if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSeconds))
+    // The rest of a refused body is not worth reading: closing tells the client to stop sending it.
+    if (status === 413 && !request.raw.complete) reply.header('connection', 'close')
     return reply.code(status).send({ error: error.message })
   })
   app.setNotFoundHandler((request, reply) => {

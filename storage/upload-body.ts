@@ -23,8 +23,9 @@ const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const isSpace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d
 
-async function readAll (payload: Readable, declaredLength: number | undefined, limit: number, { memory, timeoutMs }: UploadOptions) {
-  const tooLarge = () => new PayloadTooLargeError('Request body is too large')
+async function readAll (payload: Readable, declaredLength: number | undefined, limit: number, maxFileBytes: number, { memory, timeoutMs }: UploadOptions) {
+  // A body over the limit holds a file over the maximum: the caller hears about the file.
+  const tooLarge = () => new PayloadTooLargeError(`file is larger than ${maxFileBytes} bytes`)
   if (declaredLength !== undefined && declaredLength > limit) throw tooLarge()
   let held = 0
   const hold = (bytes: number) => {
@@ -121,7 +122,7 @@ function parseJson (text: string): unknown {
 export async function parseUpload (
   payload: Readable, declaredLength: number | undefined, limit: number, maxFileBytes: number, options: UploadOptions = {}
 ): Promise<ParsedUpload> {
-  const { raw, held } = await readAll(payload, declaredLength, limit, options)
+  const { raw, held } = await readAll(payload, declaredLength, limit, maxFileBytes, options)
   try {
     return { ...decodeUpload(raw, maxFileBytes), held }
   } catch (error) {

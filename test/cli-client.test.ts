@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
 import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -14,8 +15,8 @@ import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
 const sts = await startSts()
 t.teardown(() => sts.close())
 
-async function setup (t: Test) {
-  const test = await buildTestApp({ env: { STS_ENDPOINT: sts.endpoint, AWS_AUTH_SERVER_ID: 'cli-test' } })
+async function setup (t: Test, appEnv: Record<string, string> = {}) {
+  const test = await buildTestApp({ env: { STS_ENDPOINT: sts.endpoint, AWS_AUTH_SERVER_ID: 'cli-test', ...appEnv } })
   t.teardown(test.close)
   await test.app.listen({ port: 0, host: '127.0.0.1' })
   const url = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`
@@ -186,4 +187,31 @@ t.test('keys create --expires', async (t) => {
   const bad = await cli(['keys', 'create', '--expires', 'someday'])
   t.equal(bad.code, 2)
   t.match(bad.stderr, /--expires must be a date/)
+})
+
+t.test('put streams the file: a binary file arrives whole, and one over the limit gets the server\'s 413 without being read', async (t) => {
+  const { url, home, cli, apiKey } = await setup(t, { MAX_FILE_BYTES: '300000' })
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  // Not a multiple of 3, and over several read chunks: the base64 is cut where it may be.
+  const bytes = randomBytes(200_001)
+  const local = join(home, 'blob.bin')
+  await writeFile(local, bytes)
+  const put = await cli(['put', local, 'blobs/blob.bin'])
+  t.equal(put.code, 0, put.stderr)
+  t.ok((await cli(['get', 'blobs/blob.bin'])).bytes.equals(bytes), 'the same bytes come back')
+
+  const big = join(home, 'big.bin')
+  await writeFile(big, '')
+  await truncate(big, 200 * 1024 * 1024)
+  const before = process.memoryUsage().arrayBuffers
+  const over = await cli(['put', big, 'blobs/big.bin'])
+  t.equal(over.code, 1)
+  t.equal(over.stderr, 'stowage: 413: file is larger than 300000 bytes\n')
+  t.ok(process.memoryUsage().arrayBuffers - before < 64 * 1024 * 1024, 'the 200 MiB file was not read into memory')
+  t.equal((await cli(['get', 'blobs/big.bin'])).code, 1, 'nothing was written')
+
+  await truncate(big, 1024 * 1024 * 1024 + 1)
+  const huge = await cli(['put', big, 'blobs/huge.bin'])
+  t.equal(huge.code, 1)
+  t.match(huge.stderr, /no Stowage server takes files over 1073741824 bytes/)
 })
