@@ -9,9 +9,13 @@ export interface ServerProcess {
   exited: Promise<number | null>
 }
 
-/** `server.ts` (or another command) in a process of its own, as an operator runs it; resolves once it listens. */
-export async function startServerProcess (env: Record<string, string>, command = ['server.ts']): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...process.execArgv, ...command], {
+/** `server.ts` (or another command) in a process of its own, as an operator runs it; resolves once it
+ *  listens. The command runs with this process's TypeScript loader, unless it is compiled (`bare`). */
+export async function startServerProcess (
+  env: Record<string, string>, command = ['server.ts'], { cwd, bare = false }: { cwd?: string, bare?: boolean } = {}
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...(bare ? [] : process.execArgv), ...command], {
+    cwd,
     // The 'listening' line is logged at info.
     env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit']
@@ -22,8 +26,9 @@ export async function startServerProcess (env: Record<string, string>, command =
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const { msg } = JSON.parse(line) as { msg: string }
       messages.push(msg)
-      const listening = /^Server listening at (http:\/\/127\.0\.0\.1:\d+)$/.exec(msg)?.[1]
-      if (listening) resolve(listening)
+      // Listening on 0.0.0.0, Fastify names each interface: loopback is one of them.
+      const port = /^Server listening at http:\/\/(?:127\.0\.0\.1|0\.0\.0\.0):(\d+)$/.exec(msg)?.[1]
+      if (port) resolve(`http://127.0.0.1:${port}`)
     })
     exited.then((code) => reject(new Error(`the server exited with ${code} before listening`)))
   })
