@@ -1,0 +1,43 @@
+import t from 'tap'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startServerProcess } from './helpers/server.js'
+
+// The other production path: the package as npm packs it, installed into an empty folder with its
+// production dependencies only, gives the `stowage` command and the service.
+t.setTimeout(600_000)
+const skip = process.env.TEST_DATABASE_URL ? 'the package runs on its embedded defaults; the SQLite run covers it' : false
+
+t.test('the packed package, installed into an empty folder, serves and administers', { skip, timeout: 600_000 }, async (t) => {
+  t.ok(existsSync('dist/server.js'), 'built (npm ci runs the build)')
+  const work = mkdtempSync(join(tmpdir(), 'stowage-package-'))
+  t.teardown(() => rmSync(work, { recursive: true, force: true }))
+  // The build already ran: packing again must not rebuild dist/ under the tests that are running.
+  const tarball = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { encoding: 'utf8' }).trim().split('\n').at(-1)!
+  const host = join(work, 'host')
+  execFileSync('mkdir', [host])
+  writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true }))
+  const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(work, tarball)], { cwd: host, encoding: 'utf8' })
+  t.equal(install.status, 0, `npm install of the tarball: ${install.stderr.slice(-2000)}`)
+  if (install.status !== 0) return
+
+  const installed = join(host, 'node_modules', 'stowage')
+  t.notOk(existsSync(join(host, 'node_modules', 'typescript')), 'no development dependency came with it')
+  const stowage = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [join(host, 'node_modules', '.bin', 'stowage'), ...args], { cwd: host, env: { ...process.env, ...env }, encoding: 'utf8' })
+  t.equal(stowage(['--version']).stdout.trim(), `stowage ${JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).version}`)
+
+  const env = { DATABASE_URL: `sqlite:${join(work, 'data', 'stowage.db')}`, STORAGE_DIR: join(work, 'data', 'objects') }
+  const server = await startServerProcess(env, [join(host, 'node_modules', '.bin', 'stowage'), 'serve'], { cwd: host, bare: true })
+  t.teardown(() => { server.child.kill('SIGKILL') })
+  t.match(await (await fetch(`${server.url}/health`)).json(), { status: 'ok' })
+  const created = stowage(['admin', 'create-key', '--user', 'alice', '--name', 'package'], env)
+  t.equal(created.status, 0, created.stderr)
+  const key = (JSON.parse(created.stdout) as { key: string }).key
+  const whoAmI = await fetch(`${server.url}/api/auth/credentials`, { headers: { authorization: `Bearer ${key}` } })
+  t.match(await whoAmI.json(), { userId: 'alice' })
+  server.child.kill('SIGTERM')
+  t.equal(await server.exited, 0)
+})
