@@ -54,7 +54,7 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
   for (const schema of [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas]) app.addSchema(schema)
 
   await app.register(errorsPlugin)
-  await app.register(openapiPlugin, { apiKeyPrefix: config.API_KEY_PREFIX })
+  await app.register(openapiPlugin, { publicUrl: config.PUBLIC_URL })
   await app.register(dbPlugin, {
     url: config.DATABASE_URL,
     connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,

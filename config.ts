@@ -13,6 +13,7 @@ const Optional = <T extends TSchema>(schema: T) => Type.Optional(schema)
 export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'an integer from 0 to 65535' }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'a host name or address' }),
+  PUBLIC_URL: Optional(Url('the URL clients reach Stowage at (the OpenAPI document\'s servers)')),
   TRUST_PROXY: Optional(Type.String({
     pattern: '^[^,\\s]+(,\\s*[^,\\s]+)*$',
     description: 'a comma-separated list of the proxies\' addresses and CIDR ranges (or loopback, linklocal, uniquelocal)'

@@ -6,7 +6,8 @@ import { uploadBodyLimit } from '../config.js'
 import { BadRequestError } from '../errors.js'
 import { createByteBudget } from '../limits.js'
 import { parseUpload } from '../storage/upload-body.js'
-import { CALLER_SECURITY, errorResponses } from '../schemas/common.js'
+import { DOCUMENTED } from '../schemas/openapi.js'
+import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery } from '../schemas/files.js'
 
 
@@ -50,28 +51,31 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
   app.addHook('onRequest', app.authenticate)
 
   app.get('/api/files', {
+    config: DOCUMENTED,
     schema: {
       operationId: 'listFiles',
       tags: ['files'],
       summary: 'List your files, 100 a page',
       security: CALLER_SECURITY,
       querystring: ListFilesQuery,
-      response: { 200: Type.Ref(FileList), ...errorResponses(400, 401) }
+      response: { 200: answer('One page of your files, in key order', Type.Ref(FileList)), ...errorResponses(400, ...CALLER_REFUSALS) }
     }
   }, async (request) => app.files.list(request.userId, request.query))
 
   app.get('/api/files/*', {
+    config: DOCUMENTED,
     schema: {
       operationId: 'getFile',
       tags: ['files'],
       summary: 'Read a file',
       security: CALLER_SECURITY,
       params: FilePathParams,
-      response: { 200: Type.Ref(FileContent), ...errorResponses(400, 401, 404) }
+      response: { 200: answer('The file, base64-encoded, and its media type', Type.Ref(FileContent)), ...errorResponses(400, 404, ...CALLER_REFUSALS) }
     }
   }, async (request) => app.files.get(request.userId, request.params['*']))
 
   app.put('/api/files/*', {
+    config: DOCUMENTED,
     schema: {
       operationId: 'putFile',
       tags: ['files'],
@@ -79,7 +83,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       security: CALLER_SECURITY,
       params: FilePathParams,
       body: Type.Ref(FileUpload),
-      response: { 200: Type.Ref(FileWritten), ...errorResponses(400, 401, 413, 415) }
+      response: { 200: answer('Written whole: what is stored now', Type.Ref(FileWritten)), ...errorResponses(400, 413, 415, ...CALLER_REFUSALS) }
     }
   }, async (request) => {
     if (!request.uploadBytes) throw new BadRequestError('content must be a string')
@@ -87,13 +91,14 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
   })
 
   app.delete('/api/files/*', {
+    config: DOCUMENTED,
     schema: {
       operationId: 'deleteFile',
       tags: ['files'],
       summary: 'Delete a file',
       security: CALLER_SECURITY,
       params: FilePathParams,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 401, 404) }
+      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 404, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => {
     await app.files.delete(request.userId, request.params['*'])

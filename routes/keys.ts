@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { CALLER_SECURITY, errorResponses } from '../schemas/common.js'
+import { DOCUMENTED } from '../schemas/openapi.js'
+import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from '../schemas/keys.js'
 
 export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -8,6 +9,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', app.authenticate)
 
   app.post('/api/keys', {
+    config: DOCUMENTED,
     // A bare POST creates an unnamed key that never expires.
     preValidation: async (request) => { request.body ??= {} },
     schema: {
@@ -15,8 +17,9 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['keys'],
       summary: 'Create an API key; the key itself is in this answer only',
       security: CALLER_SECURITY,
-      body: CreateKeyBody,
-      response: { 201: Type.Ref(CreatedKey), ...errorResponses(400, 401, 415) }
+      body: Type.Ref(CreateKeyBody),
+      'x-optional-body': true,
+      response: { 201: answer('The new key: `key` is shown this once', Type.Ref(CreatedKey)), ...errorResponses(400, 415, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => {
     const created = await app.keys.create({ userId: request.userId, orgId: request.orgId, ...request.body, createdWith: request.credential ?? undefined })
@@ -24,16 +27,18 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
   })
 
   app.get('/api/keys', {
+    config: DOCUMENTED,
     schema: {
       operationId: 'listKeys',
       tags: ['keys'],
       summary: 'Your active keys, without their secrets',
       security: CALLER_SECURITY,
-      response: { 200: Type.Ref(KeyList), ...errorResponses(401) }
+      response: { 200: answer('Your keys that are neither revoked nor expired, newest first', Type.Ref(KeyList)), ...errorResponses(...CALLER_REFUSALS) }
     }
   }, async (request) => ({ keys: await app.keys.list(request.userId) }))
 
   app.delete('/api/keys/:id', {
+    config: DOCUMENTED,
     schema: {
       operationId: 'revokeKey',
       tags: ['keys'],
@@ -41,7 +46,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Authenticated with an API key, you may revoke only that key and the keys created with it.',
       security: CALLER_SECURITY,
       params: KeyIdParams,
-      response: { 204: Type.Null({ description: 'Revoked' }), ...errorResponses(400, 401, 404) }
+      response: { 204: Type.Null({ description: 'Revoked, with every key created with it' }), ...errorResponses(400, 404, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => {
     await app.keys.revoke(request.userId, request.params.id, request.credential ?? undefined)

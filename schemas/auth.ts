@@ -5,7 +5,7 @@ export const StorageLocation = Type.Object({
   bucket: Type.String(),
   region: Type.String(),
   prefix: Type.String({ description: 'users/{userId}/<root>/' })
-}, { $id: 'StorageLocation' })
+}, { $id: 'StowageStorageLocation' })
 export type StorageLocation = Static<typeof StorageLocation>
 
 
@@ -25,5 +25,5 @@ export const TokenSet = Type.Object({
     sessionToken: Type.String(),
     expiration: Type.String({ format: 'date-time', description: 'CREDENTIALS_TTL_SECONDS (1 hour) after issue' })
   }, { description: 'Temporary AWS credentials, allowed S3 only under your own prefix' })
-}, { $id: 'TokenSet' })
+}, { $id: 'StowageTokenSet' })
 export const authSchemas = [StorageLocation, TokenSet]

@@ -1,19 +1,44 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type Static, type TSchema } from '@sinclair/typebox'
 
+// $ids carry a Stowage prefix: they share one namespace with a host app's schemas, and name the
+// types of generated clients, where a plain `Error` would shadow the language's own.
 export const ErrorSchema = Type.Object({
-  error: Type.String({ description: 'What went wrong, for a person to read' }),
-  code: Type.Optional(Type.String())
-}, { $id: 'Error', description: 'Every error answer has this shape' })
+  error: Type.String({ description: 'What went wrong, for a person to read' })
+}, { $id: 'StowageError', description: 'Every error answer has this shape' })
 export type ErrorBody = Static<typeof ErrorSchema>
 
 export const ErrorRef = Type.Ref(ErrorSchema)
 
-/** Response entries for error statuses, all pointing at the shared Error schema. */
-export function errorResponses (...statuses: number[]) {
-  return Object.fromEntries(statuses.map((status) => [status, ErrorRef]))
+const retryAfter = { 'Retry-After': { type: 'integer', description: 'Seconds to wait before trying again' } }
+
+const REFUSALS: Record<number, { description: string, headers?: Record<string, object> }> = {
+  400: { description: 'The request is malformed; `error` says how' },
+  401: {
+    description: 'No credentials, or none that any method accepts (the same answer whichever failed)',
+    headers: { 'WWW-Authenticate': { type: 'string', description: 'Always `Bearer`' } }
+  },
+  404: { description: 'Not found, or not yours' },
+  413: { description: 'The file is larger than the service accepts (MAX_FILE_BYTES)' },
+  415: { description: 'The body is not application/json' },
+  429: { description: 'Too many failed authentications from this address or for this key id', headers: retryAfter },
+  502: { description: 'The identity provider or STS answered with an error' },
+  503: { description: 'A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After', headers: retryAfter }
 }
 
+/** Response entries for error statuses: each described, with its headers, and the shared error shape. */
+export function errorResponses (...statuses: number[]) {
+  return Object.fromEntries(statuses.map((status) => [status, { ...REFUSALS[status], content: { 'application/json': { schema: ErrorRef } } }]))
+}
+
+/** A success answer with its description (generators and readers need one for every 2xx). */
+export function answer<T extends TSchema> (description: string, schema: T) {
+  return { description, content: { 'application/json': { schema } } }
+}
+
+/** What any route behind the authentication chain may answer besides its own statuses. */
+export const CALLER_REFUSALS = [401, 429, 503]
+
 /** Every /api route accepts any method of the authentication chain. */
-export const CALLER_SECURITY: Array<Record<string, string[]>> = [{ bearerJwt: [] }, { apiKey: [] }, { awsSigV4: [] }]
+export const CALLER_SECURITY: Array<Record<string, string[]>> = [{ identityProviderJwt: [] }, { apiKeyBearer: [] }, { awsSignedCallerIdentity: [] }]
 
 export const sharedSchemas = [ErrorSchema]

@@ -15,32 +15,32 @@ export const FileEntry = Type.Object({
   key: Type.String({ description: 'Path relative to your root' }),
   size: Type.Integer({ description: 'Size in bytes' }),
   lastModified: Type.String({ format: 'date-time' })
-}, { $id: 'FileEntry' })
+}, { $id: 'StowageFileEntry' })
 
 export const FileList = Type.Object({
   files: Type.Array(Type.Ref(FileEntry), { maxItems: 100 }),
   isTruncated: Type.Boolean(),
   continuationToken: Type.Optional(Type.String({ description: 'Present exactly when isTruncated' }))
-}, { $id: 'FileList' })
+}, { $id: 'StowageFileList' })
 export type FileList = Static<typeof FileList>
 
-const mediaType = (options: { default?: string } = {}) => Type.String({
+const mediaType = (description = 'Media type, e.g. text/markdown') => Type.String({
   pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+( *;[ -~]*)?$',
   maxLength: 255,
-  description: 'Media type, e.g. text/markdown',
-  ...options
+  description
 })
 
 export const FileContent = Type.Object({
   content: Type.String({ description: 'The file, base64-encoded' }),
   contentType: mediaType()
-}, { $id: 'FileContent' })
+}, { $id: 'StowageFileContent' })
 export type FileContent = Static<typeof FileContent>
 
 export const FileUpload = Type.Object({
   content: Type.String({ description: 'The file, standard base64 with padding' }),
-  contentType: Type.Optional(mediaType({ default: 'application/octet-stream' }))
-}, { $id: 'FileUpload', additionalProperties: false })
+  // No `default` here: generators would make an optional field required. The route applies it.
+  contentType: Type.Optional(mediaType('Media type, e.g. text/markdown; application/octet-stream when absent'))
+}, { $id: 'StowageFileUpload', additionalProperties: false })
 export type FileUpload = Static<typeof FileUpload>
 
 export const FileWritten = Type.Object({
@@ -48,6 +48,6 @@ export const FileWritten = Type.Object({
   size: Type.Integer(),
   contentType: Type.String(),
   lastModified: Type.String({ format: 'date-time' })
-}, { $id: 'FileWritten' })
+}, { $id: 'StowageFileWritten' })
 
 export const fileSchemas = [FileEntry, FileList, FileContent, FileUpload, FileWritten]

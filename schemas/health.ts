@@ -9,7 +9,7 @@ export const Health = Type.Object({
     database: Type.Optional(Check),
     storage: Type.Optional(Check)
   }, { description: 'Each readiness check; empty for the liveness probe' })
-}, { $id: 'Health' })
+}, { $id: 'StowageHealth' })
 
 export const HealthQuery = Type.Object({
   probe: Type.Optional(Type.Union([Type.Literal('ready'), Type.Literal('live')], {

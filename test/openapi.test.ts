@@ -1,30 +1,88 @@
 import t from 'tap'
+import SwaggerParser from '@apidevtools/swagger-parser'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { buildTestApp } from './helpers/app.js'
 
-t.test('GET /openapi.json documents every route with a stable operationId and the shared Error schema', async (t) => {
-  const { app, close } = await buildTestApp()
+async function documentOf (env: Record<string, string> = {}) {
+  const { app, close } = await buildTestApp({ env })
   t.teardown(close)
   const res = await app.inject({ url: '/openapi.json' })
   t.equal(res.statusCode, 200)
-  const doc = res.json()
+  return res.json()
+}
+
+const operationsOf = (doc: any) => Object.entries(doc.paths as Record<string, Record<string, any>>)
+  .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })))
+
+t.test('GET /openapi.json documents every route with a stable operationId, a description for every answer, and its headers', async (t) => {
+  const doc = await documentOf()
   t.match(doc.openapi, /^3\./)
-  t.ok(doc.components.schemas.Error, 'Error is a component')
-  const operations = Object.entries(doc.paths as Record<string, Record<string, any>>)
-    .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })))
-  t.ok(operations.length >= 6)
+  t.same(doc.servers, [{ url: '/', description: 'Where this document is served' }])
+  t.same(doc.components.schemas.StowageError, {
+    type: 'object', required: ['error'], description: 'Every error answer has this shape',
+    properties: { error: { type: 'string', description: 'What went wrong, for a person to read' } }
+  }, 'the error schema has a name of its own and only the field that is sent')
+  t.notOk(doc.components.schemas.Error)
+  t.match(doc.components.securitySchemes, {
+    identityProviderJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    apiKeyBearer: { type: 'http', scheme: 'bearer' },
+    awsSignedCallerIdentity: { type: 'apiKey', in: 'header', name: 'Authorization' }
+  })
+  const operations = operationsOf(doc)
+  t.ok(operations.length >= 9)
   const ids = operations.map(({ op }) => op.operationId)
   t.equal(new Set(ids).size, ids.length, 'operationIds are unique')
   for (const { path, method, op } of operations) {
-    t.match(op.operationId, /^[a-z][A-Za-z]+$/, `${method} ${path} has a camelCase operationId`)
-    t.ok(op.tags?.length, `${method} ${path} is tagged`)
-    t.ok(Array.isArray(op.security), `${method} ${path} states its security`)
+    const where = `${method} ${path}`
+    t.match(op.operationId, /^[a-z][A-Za-z]+$/, `${where} has a camelCase operationId`)
+    t.ok(op.tags?.length, `${where} is tagged`)
+    t.ok(Array.isArray(op.security), `${where} states its security`)
     for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+      t.ok(response.description && response.description !== 'Default Response', `${where} ${status} is described`)
       if (Number(status) >= 400 && path !== '/health') {
-        t.match(JSON.stringify(response), /#\/components\/schemas\/Error/, `${method} ${path} ${status} uses Error`)
+        t.match(JSON.stringify(response), /#\/components\/schemas\/StowageError/, `${where} ${status} uses StowageError`)
       }
     }
+    if (op.security.length > 0) {
+      t.ok(op.responses['401']?.headers?.['WWW-Authenticate'], `${where} documents 401 with WWW-Authenticate`)
+      t.ok(op.responses['429']?.headers?.['Retry-After'], `${where} documents 429 with Retry-After`)
+      t.ok(op.responses['503']?.headers?.['Retry-After'], `${where} documents 503 with Retry-After`)
+    }
   }
+  t.ok(doc.paths['/api/keys/{id}'].delete.responses['400'], 'revoke documents its 400')
+  t.ok(doc.paths['/api/files/{path}'].put.responses['413'], 'upload documents its 413')
   const getFile = doc.paths['/api/files/{path}']?.get
   t.match(getFile?.parameters, [{ name: 'path', in: 'path', required: true }], 'the wildcard is a named path parameter')
-  t.match(JSON.stringify(doc.paths['/health'].get.responses['503']), /Health/, 'the 503 of /health has its own shape, with error')
+  t.match(JSON.stringify(doc.paths['/health'].get.responses['503']), /StowageHealth/, 'the 503 of /health has its own shape, with error')
+})
+
+t.test('generators get an optional key body and no request-side default that would make a field required', async (t) => {
+  const doc = await documentOf()
+  t.equal(doc.paths['/api/keys'].post.requestBody.required, false, 'a bare POST /api/keys is valid')
+  t.notOk(JSON.stringify(doc).includes('x-optional-body'), 'the marker does not reach the document')
+  const requestSchemas = operationsOf(doc).map(({ op }) => op.requestBody).filter(Boolean)
+  for (const name of ['StowageFileUpload', 'StowageKeyRequest']) requestSchemas.push(doc.components.schemas[name])
+  t.notOk(JSON.stringify(requestSchemas).includes('"default"'), 'no default in any request schema')
+})
+
+t.test('PUBLIC_URL gives the servers entry', async (t) => {
+  const doc = await documentOf({ PUBLIC_URL: 'https://files.example.com' })
+  t.same(doc.servers, [{ url: 'https://files.example.com', description: 'This Stowage service' }])
+})
+
+t.test('the document validates (swagger-parser) and lints clean of errors (Redocly)', async (t) => {
+  const doc = await documentOf()
+  await t.resolves(SwaggerParser.validate(structuredClone(doc)), 'valid OpenAPI 3')
+  const dir = mkdtempSync(join(tmpdir(), 'stowage-openapi-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc))
+  const lint = spawnSync(process.execPath, ['node_modules/@redocly/cli/bin/cli.js', 'lint', '--format=json', join(dir, 'openapi.json')], {
+    encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' }
+  })
+  t.equal(lint.status, 0, lint.stderr.slice(-2000))
+  const report = JSON.parse(lint.stdout.slice(lint.stdout.indexOf('{'))) as { totals: { errors: number, warnings: number }, problems: Array<{ message: string }> }
+  t.equal(report.totals.errors, 0, report.problems.map((problem) => problem.message).join('; '))
 })

@@ -44,7 +44,7 @@ t.test("the Dockerfile's install and start, run as its stages say", { skip, time
   for (const step of steps) {
     const result = spawnSync('sh', ['-c', step], { cwd: src, encoding: 'utf8', env: { ...process.env, NODE_ENV: '' } })
     t.equal(result.status, 0, step)
-    if (result.status !== 0) return t.comment(result.stderr.slice(-3000))
+    if (result.status !== 0) return t.comment((result.stdout + result.stderr).slice(-3000))
   }
   t.notOk(existsSync(join(src, 'node_modules', 'typescript')), 'no development dependency is left')
 

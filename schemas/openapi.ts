@@ -1,0 +1,38 @@
+import type { FastifySchema } from 'fastify'
+
+/** Names that say what each is; a generated client's auth hooks pick them by these. */
+export const SECURITY_SCHEMES = {
+  identityProviderJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An ID or access token of the identity provider' },
+  apiKeyBearer: { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'A Stowage API key, <prefix>_…, as a bearer token' },
+  awsSignedCallerIdentity: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'Authorization',
+    description: 'AWS4-HMAC-SHA256 signature of an sts:GetCallerIdentity request, sent with X-Amz-Date, X-Stowage-Server-Id and X-Amz-Security-Token'
+  }
+} as const
+
+interface OpenApiObject { components?: { securitySchemes?: Record<string, unknown> } }
+
+/**
+ * @fastify/swagger's per-route transform, so that Stowage's routes document themselves in any
+ * document that includes them, a host app's too: the wildcard of `/api/files/*` becomes a named
+ * `{path}` parameter (generated clients need a name), and the security schemes the routes name are
+ * declared (@fastify/swagger fails on a route that names an undeclared scheme).
+ */
+export function describeRoute ({ schema, url, openapiObject }: { schema: FastifySchema, url: string, openapiObject?: OpenApiObject }) {
+  if (openapiObject) {
+    const schemes = ((openapiObject.components ??= {}).securitySchemes ??= {})
+    for (const [name, scheme] of Object.entries(SECURITY_SCHEMES)) schemes[name] ??= scheme
+  }
+  const routeSchema = schema as FastifySchema & { params?: { properties?: Record<string, unknown> } }
+  const wildcard = routeSchema?.params?.properties?.['*']
+  if (!url.endsWith('*') || !wildcard) return { schema, url }
+  return {
+    url: url.slice(0, -1) + '{path}',
+    schema: { ...routeSchema, params: { type: 'object', properties: { path: wildcard }, required: ['path'] } }
+  }
+}
+
+/** The `config` of every Stowage route. */
+export const DOCUMENTED = { swaggerTransform: describeRoute }
