@@ -1,24 +1,10 @@
-import Fastify from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Algorithm } from 'fast-jwt'
 import { trustProxy, type Config } from './config.js'
-import { authPlugin } from './plugins/auth.js'
-import { dbPlugin } from './plugins/db.js'
-import { clientErrorHandler, errorsPlugin, frameworkErrors } from './plugins/errors.js'
-import { healthPlugin } from './plugins/health.js'
-import { identityPlugin } from './plugins/identity.js'
-import { keysPlugin } from './plugins/keys.js'
-import { openapiPlugin } from './plugins/openapi.js'
-import { storagePlugin } from './plugins/storage.js'
-import { authRoutes } from './routes/auth.js'
-import { filesRoutes } from './routes/files.js'
-import { healthRoutes } from './routes/health.js'
-import { keysRoutes } from './routes/keys.js'
-import { authSchemas } from './schemas/auth.js'
-import { sharedSchemas } from './schemas/common.js'
-import { fileSchemas } from './schemas/files.js'
-import { healthSchemas } from './schemas/health.js'
-import { keySchemas } from './schemas/keys.js'
+import type { StowageDecorators } from './plugins/decorators.js'
+import { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.js'
+import { stowage, type StowageOptions } from './plugins/stowage.js'
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -51,64 +37,66 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     http: { headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  for (const schema of [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas]) app.addSchema(schema)
+  app.setNotFoundHandler(notFoundHandler)
+  // Called, not registered: the service is the root scope, so its decorators are the app's.
+  await stowage(app as unknown as FastifyInstance, stowageOptions(config))
+  return app as typeof app & StowageDecorators
+}
 
-  await app.register(errorsPlugin)
-  await app.register(openapiPlugin, { publicUrl: config.PUBLIC_URL })
-  await app.register(dbPlugin, {
-    url: config.DATABASE_URL,
-    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
-    queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
-    poolSize: config.DATABASE_POOL_SIZE
-  })
-  await app.register(storagePlugin, {
-    driver: config.STORAGE_DRIVER,
-    dir: config.STORAGE_DIR,
-    bucket: config.S3_BUCKET,
-    region: config.S3_REGION,
-    endpoint: config.S3_ENDPOINT,
-    forcePathStyle: config.S3_FORCE_PATH_STYLE,
-    connectTimeoutMs: config.S3_CONNECT_TIMEOUT_MS,
-    timeoutMs: config.S3_TIMEOUT_MS,
-    root: config.STORAGE_ROOT,
-    maxFileBytes: config.MAX_FILE_BYTES
-  })
-  await app.register(healthPlugin, { timeoutMs: config.HEALTH_TIMEOUT_MS })
-  await app.register(identityPlugin, {
-    issuer: config.JWT_ISSUER,
-    audience: config.JWT_AUDIENCE,
-    jwksUrl: config.JWT_JWKS_URL,
-    algorithms: config.JWT_ALGORITHMS.split(',') as Algorithm[],
-    userClaim: config.JWT_USER_CLAIM,
-    orgClaim: config.JWT_ORG_CLAIM,
-    tokenUrl: config.OIDC_TOKEN_URL,
-    clientId: config.OIDC_CLIENT_ID,
-    clientSecret: config.OIDC_CLIENT_SECRET,
-    stsEndpoint: config.STS_ENDPOINT,
-    stsRegion: config.STS_REGION,
-    credentialsRoleArn: config.CREDENTIALS_ROLE_ARN,
-    credentialsTtlSeconds: config.CREDENTIALS_TTL_SECONDS,
-    awsAuthServerId: config.AWS_AUTH_SERVER_ID,
-    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    stsConcurrency: config.STS_CONCURRENCY
-  })
-  await app.register(keysPlugin, {
-    prefix: config.API_KEY_PREFIX,
-    bcryptCost: config.API_KEY_BCRYPT_COST,
-    failuresPerKey: config.AUTH_FAILURES_PER_KEY,
-    failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000,
-    bcryptConcurrency: config.BCRYPT_CONCURRENCY
-  })
-  await app.register(authPlugin, {
-    failuresPerAddress: config.AUTH_FAILURES_PER_ADDRESS,
-    failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000
-  })
-
-  await app.register(healthRoutes)
-  await app.register(authRoutes)
-  await app.register(filesRoutes, { uploadMemoryBytes: config.UPLOAD_MEMORY_BYTES, uploadTimeoutMs: config.HTTP_REQUEST_TIMEOUT_MS })
-  await app.register(keysRoutes)
-  return app
+/** The `stowage` plugin's options from the environment's configuration. */
+export function stowageOptions (config: Config): StowageOptions {
+  return {
+    database: {
+      url: config.DATABASE_URL,
+      connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+      queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
+      poolSize: config.DATABASE_POOL_SIZE
+    },
+    storage: {
+      driver: config.STORAGE_DRIVER,
+      dir: config.STORAGE_DIR,
+      bucket: config.S3_BUCKET,
+      region: config.S3_REGION,
+      endpoint: config.S3_ENDPOINT,
+      forcePathStyle: config.S3_FORCE_PATH_STYLE,
+      connectTimeoutMs: config.S3_CONNECT_TIMEOUT_MS,
+      timeoutMs: config.S3_TIMEOUT_MS,
+      root: config.STORAGE_ROOT,
+      maxFileBytes: config.MAX_FILE_BYTES
+    },
+    uploads: { memoryBytes: config.UPLOAD_MEMORY_BYTES, timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS },
+    health: { timeoutMs: config.HEALTH_TIMEOUT_MS },
+    identity: {
+      issuer: config.JWT_ISSUER,
+      audience: config.JWT_AUDIENCE,
+      jwksUrl: config.JWT_JWKS_URL,
+      algorithms: config.JWT_ALGORITHMS.split(',') as Algorithm[],
+      userClaim: config.JWT_USER_CLAIM,
+      orgClaim: config.JWT_ORG_CLAIM,
+      tokenUrl: config.OIDC_TOKEN_URL,
+      clientId: config.OIDC_CLIENT_ID,
+      clientSecret: config.OIDC_CLIENT_SECRET,
+      stsEndpoint: config.STS_ENDPOINT,
+      stsRegion: config.STS_REGION,
+      credentialsRoleArn: config.CREDENTIALS_ROLE_ARN,
+      credentialsTtlSeconds: config.CREDENTIALS_TTL_SECONDS,
+      awsAuthServerId: config.AWS_AUTH_SERVER_ID,
+      upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      stsConcurrency: config.STS_CONCURRENCY
+    },
+    keys: {
+      prefix: config.API_KEY_PREFIX,
+      bcryptCost: config.API_KEY_BCRYPT_COST,
+      failuresPerKey: config.AUTH_FAILURES_PER_KEY,
+      failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000,
+      bcryptConcurrency: config.BCRYPT_CONCURRENCY
+    },
+    auth: {
+      failuresPerAddress: config.AUTH_FAILURES_PER_ADDRESS,
+      failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000
+    },
+    openapi: { publicUrl: config.PUBLIC_URL, docs: true }
+  }
 }
 
 export type StowageApp = Awaited<ReturnType<typeof buildApp>>

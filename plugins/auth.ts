@@ -5,17 +5,16 @@ import { isSafeSegment } from '../storage/paths.js'
 import { DependencyUnavailableError, TooManyAttemptsError, UnauthorizedError } from '../errors.js'
 import type { Credential } from '../keys/service.js'
 import { createFailureLimiter } from '../limits.js'
+import { stowageOf } from './decorators.js'
 
 declare module 'fastify' {
-  interface FastifyInstance {
-    /** The authentication chain as one preHandler: JWT, then API key, then AWS-signed identity. */
-    authenticate: preHandlerHookHandler
-  }
   interface FastifyRequest {
+    /** Set by Stowage's authentication chain on Stowage's routes (the specification's req.userId). */
     userId: string
+    /** Set with userId: the caller's organization, or null. */
     orgId: string | null
     /** How the caller authenticated: API key lineage depends on it. */
-    credential: Credential | null
+    stowageCredential: Credential | null
   }
 }
 
@@ -49,11 +48,11 @@ export function acceptCaller (request: FastifyRequest, { userId, orgId }: { user
   if (orgId !== undefined && orgId !== null && typeof orgId !== 'string') throw REFUSED
   request.userId = userId
   request.orgId = orgId ?? null
-  request.credential = credential
+  request.stowageCredential = credential
 }
 
 function jwtAuthenticator (app: FastifyInstance): Authenticator | undefined {
-  const jwt = app.identity.jwt
+  const jwt = stowageOf(app).stowageIdentity.jwt
   if (!jwt) return undefined
   return {
     applies: (request) => JWT_SHAPE.test(bearerToken(request) ?? ''),
@@ -75,8 +74,8 @@ function jwtAuthenticator (app: FastifyInstance): Authenticator | undefined {
 type CostlyCheckGate = (request: FastifyRequest) => () => void
 
 function apiKeyAuthenticator (app: FastifyInstance, admitCostlyCheck: CostlyCheckGate): Authenticator | undefined {
-  if (!app.hasDecorator('keys')) return undefined
-  const keys = app.keys
+  if (!app.hasDecorator('stowageKeys')) return undefined
+  const keys = stowageOf(app).stowageKeys
   const keyStart = keys.prefix + '_'
   return {
     applies: (request) => bearerToken(request)?.startsWith(keyStart) === true,
@@ -89,7 +88,7 @@ function apiKeyAuthenticator (app: FastifyInstance, admitCostlyCheck: CostlyChec
 }
 
 function awsAuthenticator (app: FastifyInstance, admitCostlyCheck: CostlyCheckGate): Authenticator | undefined {
-  const awsCaller = app.identity.awsCaller
+  const awsCaller = stowageOf(app).stowageIdentity.awsCaller
   if (!awsCaller) return undefined
   return {
     applies: (request) => awsCaller.applies(request),
@@ -136,9 +135,10 @@ export interface AuthPluginOptions {
 
 export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   await app.register(fastifyAuth)
-  app.decorateRequest('userId', '')
-  app.decorateRequest('orgId', null)
-  app.decorateRequest('credential', null)
+  // A host app may have its own userId and orgId on requests: Stowage then sets them on its routes.
+  if (!app.hasRequestDecorator('userId')) app.decorateRequest('userId', '')
+  if (!app.hasRequestDecorator('orgId')) app.decorateRequest('orgId', null)
+  app.decorateRequest('stowageCredential', null)
 
   // An address that keeps failing may still send credentials that work, or cost nothing to refuse;
   // what it may no longer do is make Stowage run bcrypt or call STS for it.
@@ -159,5 +159,5 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
       done(error)
     })
   }
-  app.decorate('authenticate', authenticate)
+  app.decorate('stowageAuthenticate', authenticate)
 }, { name: 'stowage-auth', fastify: '5.x', dependencies: ['stowage-identity'] })

@@ -12,24 +12,29 @@ function sendUnauthorized (reply: FastifyReply) {
 const RETRY_SOON = new Set(['STOWAGE_ERR_DEPENDENCY_UNAVAILABLE', 'STOWAGE_ERR_BUSY'])
 
 /** One place maps every thrown error to `{error}` and a status; 5xx internals stay in the log. */
+export function errorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const status = error.statusCode ?? 500
+  if (status === 401) return sendUnauthorized(reply)
+  if (status >= 500 && status !== 502 && status !== 503) {
+    request.log.error({ err: error }, 'request failed')
+    return reply.code(500).send({ error: 'Internal Server Error' })
+  }
+  if (status >= 500) request.log.warn({ err: error }, 'upstream failed')
+  if (RETRY_SOON.has(error.code)) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
+  if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSeconds))
+  // The rest of a refused body is not worth reading: closing tells the client to stop sending it.
+  if (status === 413 && !request.raw.complete) reply.header('connection', 'close')
+  return reply.code(status).send({ error: error.message })
+}
+
+export function notFoundHandler (request: FastifyRequest, reply: FastifyReply) {
+  return reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` })
+}
+
+/** Both handlers, for an app (or a scope of one) composed of the concern plugins by hand. */
 export const errorsPlugin = fp(async (app) => {
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    const status = error.statusCode ?? 500
-    if (status === 401) return sendUnauthorized(reply)
-    if (status >= 500 && status !== 502 && status !== 503) {
-      request.log.error({ err: error }, 'request failed')
-      return reply.code(500).send({ error: 'Internal Server Error' })
-    }
-    if (status >= 500) request.log.warn({ err: error }, 'upstream failed')
-    if (RETRY_SOON.has(error.code)) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
-    if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSeconds))
-    // The rest of a refused body is not worth reading: closing tells the client to stop sending it.
-    if (status === 413 && !request.raw.complete) reply.header('connection', 'close')
-    return reply.code(status).send({ error: error.message })
-  })
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` })
-  })
+  app.setErrorHandler(errorHandler)
+  app.setNotFoundHandler(notFoundHandler)
 }, { name: 'stowage-errors', fastify: '5.x' })
 
 /** Fastify's `frameworkErrors`: errors raised before routing (an undecodable URL) get the `{error}` shape. */

@@ -1,12 +1,6 @@
 import fp from 'fastify-plugin'
 import { ping } from '../db/migrations.js'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Readiness: the database and the file store, each within its own deadline. */
-    checkHealth: () => Promise<HealthReport>
-  }
-}
+import { stowageOf } from './decorators.js'
 
 type CheckResult = 'ok' | 'failing'
 
@@ -54,10 +48,11 @@ export const healthPlugin = fp<HealthPluginOptions>(async (app, { timeoutMs = 20
       return 'failing'
     }
   }
-  const checkDatabase = run('the database', () => ping(app.db))
-  const checkStorage = shared(run('the file store', () => app.files.check()), storageCacheMs)
+  const { stowageDb, stowageFiles } = stowageOf(app)
+  const checkDatabase = run('the database', () => ping(stowageDb))
+  const checkStorage = shared(run('the file store', () => stowageFiles.check()), storageCacheMs)
 
-  app.decorate('checkHealth', async (): Promise<HealthReport> => {
+  app.decorate('stowageCheckHealth', async (): Promise<HealthReport> => {
     const [database, storage] = await Promise.all([checkDatabase(), checkStorage()])
     const failing = [database === 'failing' && 'the database', storage === 'failing' && 'the file store'].filter(Boolean)
     const checks = { database, storage }

@@ -6,12 +6,7 @@ import { createDiscovery } from '../identity/discovery.js'
 import { createFailureLog, type Logger } from '../identity/http.js'
 import { createJwtVerifier, type JwtVerifier } from '../identity/jwt.js'
 import { createTokenRefresher, type TokenRefresher } from '../identity/refresh.js'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    identity: IdentityService
-  }
-}
+import { stowageOf } from './decorators.js'
 
 export interface IdentityPluginOptions {
   /** Unset turns the JWT method off. */
@@ -101,10 +96,11 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
 }
 
 export const identityPlugin = fp<IdentityPluginOptions>(async (app, options) => {
+  const { stowageDb, stowageFiles } = stowageOf(app)
   const identity = createIdentityService({ log: app.log, ...options }, {
-    organizations: createOrganizationRepository(app.db),
-    locate: (userId) => app.files.location(userId)
+    organizations: createOrganizationRepository(stowageDb),
+    locate: (userId) => stowageFiles.location(userId)
   })
-  app.decorate('identity', identity)
+  app.decorate('stowageIdentity', identity)
   app.addHook('onClose', async () => { identity.refresher.close() })
 }, { name: 'stowage-identity', fastify: '5.x', dependencies: ['stowage-db', 'stowage-storage'] })

@@ -1,41 +1,42 @@
 import fp from 'fastify-plugin'
-import { createFileService, type FileService } from '../storage/files.js'
+import { createFileService } from '../storage/files.js'
 import { createFsStore } from '../storage/fs-store.js'
 import { asDependency, type ObjectStore } from '../storage/object-store.js'
 import { createS3Store } from '../storage/s3-store.js'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    files: FileService
-  }
-}
 
 export interface StoragePluginOptions {
   driver: 'fs' | 's3'
   /** fs driver: the folder that holds the objects. */
   dir?: string
-  bucket: string
-  region: string
+  /** Reported by the credentials route, for the fs driver too. */
+  bucket?: string
+  region?: string
   endpoint?: string
   forcePathStyle?: boolean
   /** s3 driver: longest wait to connect, and longest one operation may take with its retries. */
   connectTimeoutMs?: number
   timeoutMs?: number
-  root: string
-  maxFileBytes: number
+  /** The `<root>` of `users/{userId}/<root>/{path}`. */
+  root?: string
+  maxFileBytes?: number
   /** Use this store instead of building one from `driver`. */
   store?: ObjectStore
 }
 
 function createStore (options: StoragePluginOptions): ObjectStore {
   if (options.store) return options.store
-  if (options.driver === 's3') return createS3Store(options)
+  if (options.driver === 's3') {
+    if (!options.bucket) throw new Error('the s3 driver needs a bucket')
+    return createS3Store({ ...options, bucket: options.bucket, region: options.region ?? 'us-east-1' })
+  }
   return createFsStore(options.dir ?? './data/objects')
 }
 
 export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   const store = asDependency(createStore(options))
   await store.open?.()
-  app.decorate('files', createFileService({ ...options, store }))
+  app.decorate('stowageFiles', createFileService({
+    store, bucket: options.bucket ?? 'stowage', region: options.region ?? 'us-east-1', root: options.root ?? 'files', maxFileBytes: options.maxFileBytes ?? 10 * 1024 * 1024
+  }))
   app.addHook('onClose', async () => { await store.close?.() })
 }, { name: 'stowage-storage', fastify: '5.x' })

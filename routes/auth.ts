@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { RefreshBody, StorageLocation, TokenSet } from '../schemas/auth.js'
+import { stowageOf } from '../plugins/decorators.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { stowageAuthenticate, stowageFiles, stowageIdentity } = stowageOf(app)
   app.removeContentTypeParser(['text/plain'])
 
   app.post('/api/auth/refresh', {
@@ -18,11 +20,11 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: RefreshBody,
       response: { 200: answer('Fresh tokens, and AWS credentials for your prefix only', Type.Ref(TokenSet)), ...errorResponses(400, 401, 415, 502, 503) }
     }
-  }, async (request) => app.identity.refresher.refresh(request.body.refreshToken))
+  }, async (request) => stowageIdentity.refresher.refresh(request.body.refreshToken))
 
   app.get('/api/auth/credentials', {
     config: DOCUMENTED,
-    onRequest: app.authenticate,
+    onRequest: stowageAuthenticate,
     schema: {
       operationId: 'getStorageLocation',
       tags: ['auth'],
@@ -30,5 +32,5 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: CALLER_SECURITY,
       response: { 200: answer('Your bucket, region and prefix', Type.Ref(StorageLocation)), ...errorResponses(...CALLER_REFUSALS) }
     }
-  }, async (request) => app.files.location(request.userId))
+  }, async (request) => stowageFiles.location(request.userId))
 }

@@ -6,6 +6,7 @@ import { uploadBodyLimit } from '../config.js'
 import { BadRequestError } from '../errors.js'
 import { createByteBudget } from '../limits.js'
 import { parseUpload } from '../storage/upload-body.js'
+import { stowageOf } from '../plugins/decorators.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery } from '../schemas/files.js'
@@ -14,9 +15,9 @@ import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFil
 declare module 'fastify' {
   interface FastifyRequest {
     /** The decoded `content` of an upload. */
-    uploadBytes?: Buffer
+    stowageUploadBytes?: Buffer
     /** Bytes of the upload budget this request holds until it is done. */
-    uploadHeld?: number
+    stowageUploadHeld?: number
   }
 }
 
@@ -28,27 +29,28 @@ export interface FilesRoutesOptions {
 }
 
 export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async (app, { uploadMemoryBytes = 256 * 1024 * 1024, uploadTimeoutMs }) => {
-  const bodyLimit = uploadBodyLimit(app.files.maxFileBytes)
+  const { stowageAuthenticate, stowageFiles: files } = stowageOf(app)
+  const bodyLimit = uploadBodyLimit(files.maxFileBytes)
   const memory = createByteBudget(uploadMemoryBytes)
   const release = async (request: FastifyRequest) => {
-    memory.give(request.uploadHeld ?? 0)
-    request.uploadHeld = 0
+    memory.give(request.stowageUploadHeld ?? 0)
+    request.stowageUploadHeld = 0
   }
   // JSON only: anything else is 415, not a string that fails validation. A raw parser gets no
   // bodyLimit from Fastify: parseUpload enforces it.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', async (request: FastifyRequest, payload: IncomingMessage) => {
     const declared = request.headers['content-length']
-    const upload = await parseUpload(payload, declared === undefined ? undefined : Number(declared), bodyLimit, app.files.maxFileBytes, {
+    const upload = await parseUpload(payload, declared === undefined ? undefined : Number(declared), bodyLimit, files.maxFileBytes, {
       memory, timeoutMs: uploadTimeoutMs
     })
-    request.uploadBytes = upload.bytes
-    request.uploadHeld = upload.held
+    request.stowageUploadBytes = upload.bytes
+    request.stowageUploadHeld = upload.held
     return upload.body
   })
   app.addHook('onResponse', release)
   app.addHook('onRequestAbort', release)
-  app.addHook('onRequest', app.authenticate)
+  app.addHook('onRequest', stowageAuthenticate)
 
   app.get('/api/files', {
     config: DOCUMENTED,
@@ -60,7 +62,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       querystring: ListFilesQuery,
       response: { 200: answer('One page of your files, in key order', Type.Ref(FileList)), ...errorResponses(400, ...CALLER_REFUSALS) }
     }
-  }, async (request) => app.files.list(request.userId, request.query))
+  }, async (request) => files.list(request.userId, request.query))
 
   app.get('/api/files/*', {
     config: DOCUMENTED,
@@ -72,7 +74,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       params: FilePathParams,
       response: { 200: answer('The file, base64-encoded, and its media type', Type.Ref(FileContent)), ...errorResponses(400, 404, ...CALLER_REFUSALS) }
     }
-  }, async (request) => app.files.get(request.userId, request.params['*']))
+  }, async (request) => files.get(request.userId, request.params['*']))
 
   app.put('/api/files/*', {
     config: DOCUMENTED,
@@ -86,8 +88,8 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       response: { 200: answer('Written whole: what is stored now', Type.Ref(FileWritten)), ...errorResponses(400, 413, 415, ...CALLER_REFUSALS) }
     }
   }, async (request) => {
-    if (!request.uploadBytes) throw new BadRequestError('content must be a string')
-    return app.files.put(request.userId, request.params['*'], request.uploadBytes, request.body.contentType)
+    if (!request.stowageUploadBytes) throw new BadRequestError('content must be a string')
+    return files.put(request.userId, request.params['*'], request.stowageUploadBytes, request.body.contentType)
   })
 
   app.delete('/api/files/*', {
@@ -101,7 +103,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 404, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => {
-    await app.files.delete(request.userId, request.params['*'])
+    await files.delete(request.userId, request.params['*'])
     return reply.code(204).send(null)
   })
 }

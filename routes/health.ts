@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { DOCUMENTED } from '../schemas/openapi.js'
+import { stowageOf } from '../plugins/decorators.js'
 import { answer, errorResponses } from '../schemas/common.js'
 import { Health, HealthQuery } from '../schemas/health.js'
 
@@ -22,7 +23,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (request, reply) => {
     // Liveness must not fail over a database blip: an orchestrator would restart a healthy process.
     if (request.query.probe === 'live') return { status: 'ok' as const, checks: {} }
-    const report = await app.checkHealth()
+    const report = await stowageOf(app).stowageCheckHealth()
     return reply.code(report.status === 'ok' ? 200 : 503).send(report)
   })
 }

@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import { stowageOf } from '../plugins/decorators.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { CreatedKey, CreateKeyBody, KeyIdParams, KeyList } from '../schemas/keys.js'
 
 export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { stowageAuthenticate, stowageKeys: keys } = stowageOf(app)
   app.removeContentTypeParser(['text/plain'])
-  app.addHook('onRequest', app.authenticate)
+  app.addHook('onRequest', stowageAuthenticate)
 
   app.post('/api/keys', {
     config: DOCUMENTED,
@@ -22,7 +24,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: answer('The new key: `key` is shown this once', Type.Ref(CreatedKey)), ...errorResponses(400, 415, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => {
-    const created = await app.keys.create({ userId: request.userId, orgId: request.orgId, ...request.body, createdWith: request.credential ?? undefined })
+    const created = await keys.create({ userId: request.userId, orgId: request.orgId, ...request.body, createdWith: request.stowageCredential ?? undefined })
     return reply.code(201).send(created)
   })
 
@@ -35,7 +37,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: CALLER_SECURITY,
       response: { 200: answer('Your keys that are neither revoked nor expired, newest first', Type.Ref(KeyList)), ...errorResponses(...CALLER_REFUSALS) }
     }
-  }, async (request) => ({ keys: await app.keys.list(request.userId) }))
+  }, async (request) => ({ keys: await keys.list(request.userId) }))
 
   app.delete('/api/keys/:id', {
     config: DOCUMENTED,
@@ -49,7 +51,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 204: Type.Null({ description: 'Revoked, with every key created with it' }), ...errorResponses(400, 404, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => {
-    await app.keys.revoke(request.userId, request.params.id, request.credential ?? undefined)
+    await keys.revoke(request.userId, request.params.id, request.stowageCredential ?? undefined)
     return reply.code(204).send(null)
   })
 }

@@ -38,7 +38,7 @@ async function setup (t: Test, env: Record<string, string> = {}) {
   const logs = captureLogs()
   const test = await buildTestApp({ env: { LOG_LEVEL: 'warn', ...env }, logStream: logs.stream })
   t.teardown(test.close)
-  const { key } = await test.app.keys.create({ userId: 'alice', orgId: null })
+  const { key } = await test.app.stowageKeys.create({ userId: 'alice', orgId: null })
   const whoAmI = (token: string) => test.app.inject({ url: '/api/auth/credentials', headers: bearer(token) })
   return { ...test, key, whoAmI, logs }
 }
@@ -75,7 +75,7 @@ t.test('an address that keeps failing: 429 with Retry-After for what would cost 
   for (let i = 0; i < 5; i++) t.equal((await app.inject({ url: '/api/keys' })).statusCode, 401)
   t.equal((await app.inject({ url: '/api/keys' })).statusCode, 401, 'a refusal that costs nothing stays a 401')
   t.equal((await whoAmI(key)).statusCode, 200, 'a key already verified still works from that address')
-  const cold = (await app.keys.create({ userId: 'carol', orgId: null })).key
+  const cold = (await app.stowageKeys.create({ userId: 'carol', orgId: null })).key
   t.equal((await whoAmI(cold)).statusCode, 429, 'a key not yet verified waits: its check would cost a bcrypt compare')
   const seen = await watchCompares(async () => {
     const res = await whoAmI(withWrongSecret(key, 7))
@@ -92,7 +92,7 @@ t.test('behind a proxy named in TRUST_PROXY, the failure limit counts each forwa
     const from = (address: string, token: string) =>
       app.inject({ url: '/api/auth/credentials', headers: { ...bearer(token), 'x-forwarded-for': address } })
     for (let i = 0; i < 3; i++) t.equal((await from('203.0.113.5', withWrongSecret(key, i))).statusCode, 401)
-    const cold = (await app.keys.create({ userId: 'carol', orgId: null })).key
+    const cold = (await app.stowageKeys.create({ userId: 'carol', orgId: null })).key
     t.equal((await from('203.0.113.5', cold)).statusCode, 429, 'the failing address is throttled')
     t.equal((await from('203.0.113.6', cold)).statusCode, trusted ? 200 : 429,
       trusted ? 'another client behind the proxy is not' : 'a forged X-Forwarded-For does not escape the limit')
@@ -110,7 +110,7 @@ t.test('fifty concurrent first uses of one key share one bcrypt compare', async 
 
 t.test('bcrypt compares run at most BCRYPT_CONCURRENCY at once', async (t) => {
   const { app, whoAmI } = await setup(t, { BCRYPT_CONCURRENCY: '2' })
-  const keys = await Promise.all(Array.from({ length: 8 }, () => app.keys.create({ userId: 'bob', orgId: null })))
+  const keys = await Promise.all(Array.from({ length: 8 }, () => app.stowageKeys.create({ userId: 'bob', orgId: null })))
   const seen = await watchCompares(async () => {
     const answers = await Promise.all(keys.map(({ key }) => whoAmI(key)))
     t.same([...new Set(answers.map((res) => res.statusCode))], [200])

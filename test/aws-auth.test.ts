@@ -15,7 +15,7 @@ const [alice, bob, carol] = TEST_IDENTITIES
 async function setup (t: Test, env: Record<string, string> = {}) {
   const test = await buildTestApp({ env: { STS_ENDPOINT: sts.endpoint, AWS_AUTH_SERVER_ID: SERVER_ID, ...env } })
   t.teardown(test.close)
-  const orgs = createOrganizationRepository(test.app.db)
+  const orgs = createOrganizationRepository(test.app.stowageDb)
   const ssoOrg = await orgs.create({ name: 'Alice Co', awsAccountId: alice.account, authMode: 'aws-sso' })
   await orgs.create({ name: 'Bob Co', awsAccountId: bob.account, authMode: 'platform' })
   const credentials = (headers: Record<string, string>) => test.app.inject({ url: '/api/auth/credentials', headers })
@@ -48,7 +48,7 @@ t.test('a signed caller identity of an aws-sso organization is accepted, with a 
   t.equal(call.headers['content-type'], 'application/x-www-form-urlencoded; charset=utf-8')
 
   const created = await app.inject({ method: 'POST', url: '/api/keys', headers: await sign(), payload: {} })
-  const row = await app.db.selectFrom('api_keys').selectAll().where('id', '=', created.json().id).executeTakeFirstOrThrow()
+  const row = await app.stowageDb.selectFrom('api_keys').selectAll().where('id', '=', created.json().id).executeTakeFirstOrThrow()
   t.match(row, { user_id: userId, org_id: ssoOrg.id }, 'orgId is the organization of the account')
 })
 

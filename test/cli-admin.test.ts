@@ -45,11 +45,11 @@ t.test('admin create-org records the organization and prints it', async (t) => {
   t.match(org, { id: /^[0-9a-f-]{36}$/, name: 'Acme', awsAccountId: '123456789012', authMode: 'aws-sso' })
   const { app, close } = await buildTestApp({ env: { DATABASE_URL: database.url } })
   t.teardown(close)
-  t.match(await app.db.selectFrom('organizations').selectAll().execute(), [{ id: org.id, auth_mode: 'aws-sso', aws_account_id: '123456789012' }])
+  t.match(await app.stowageDb.selectFrom('organizations').selectAll().execute(), [{ id: org.id, auth_mode: 'aws-sso', aws_account_id: '123456789012' }])
 
   const withOrg = await cli(['admin', 'create-key', '--user', 'alice', '--org', org.id], { DATABASE_URL: database.url })
   t.equal(withOrg.code, 0, withOrg.stderr)
-  t.equal((await app.db.selectFrom('api_keys').select('org_id').where('id', '=', JSON.parse(withOrg.stdout).id).executeTakeFirst())?.org_id, org.id)
+  t.equal((await app.stowageDb.selectFrom('api_keys').select('org_id').where('id', '=', JSON.parse(withOrg.stdout).id).executeTakeFirst())?.org_id, org.id)
   const unknownOrg = await cli(['admin', 'create-key', '--user', 'alice', '--org', 'acme'], { DATABASE_URL: database.url })
   t.equal(unknownOrg.code, 2)
   t.equal(unknownOrg.stderr, 'stowage: there is no organization acme: create it with "stowage admin create-org"\n')

@@ -33,7 +33,7 @@ async function setup (t: Test, appEnv: Record<string, string> = {}) {
     }, awsCredentials)
     return { code, stdout: Buffer.concat(out).toString(), bytes: Buffer.concat(out), stderr }
   }
-  const created = await test.app.keys.create({ userId: 'cli-user', orgId: null })
+  const created = await test.app.stowageKeys.create({ userId: 'cli-user', orgId: null })
   return { ...test, url, home, cli, apiKey: created.key }
 }
 
@@ -86,7 +86,7 @@ t.test('login refuses a key the server refuses, and saves nothing', async (t) =>
 t.test('aws-sso mode signs every request; missing or expired credentials are an error, not a fallback', async (t) => {
   const { app, url, cli, apiKey } = await setup(t)
   const [alice] = TEST_IDENTITIES
-  await createOrganizationRepository(app.db).create({ name: 'Alice', awsAccountId: alice.account, authMode: 'aws-sso' })
+  await createOrganizationRepository(app.stowageDb).create({ name: 'Alice', awsAccountId: alice.account, authMode: 'aws-sso' })
   const good: AwsCredentialSource = async () => alice
   const login = await cli(['login', '--url', url, '--aws-sso', '--server-id', 'cli-test', '--sts-endpoint', sts.endpoint], good)
   t.equal(login.code, 0, login.stderr)
@@ -136,13 +136,13 @@ t.test('paths with . or .. segments are refused before any request, never rewrit
     t.equal(put.code, 2, path)
     t.match(put.stderr, /path must/, path)
   }
-  t.equal((await app.files.list('cli-user', {})).files.length, 0, 'nothing was written')
+  t.equal((await app.stowageFiles.list('cli-user', {})).files.length, 0, 'nothing was written')
 })
 
 t.test('errors say what to do: a refused key, a server out of reach, an answer that is not JSON', async (t) => {
   const { url, cli, apiKey, app } = await setup(t)
   t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
-  await app.keys.revoke('cli-user', apiKey.slice(5, 15))
+  await app.stowageKeys.revoke('cli-user', apiKey.slice(5, 15))
   const refused = await cli(['ls'])
   t.equal(refused.code, 1)
   t.match(refused.stderr, /revoked.*stowage login/)

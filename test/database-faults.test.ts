@@ -13,7 +13,7 @@ async function appOn (t: Test, postgres: TestPostgres) {
     logStream: logs.stream
   })
   t.teardown(close)
-  const { key } = await app.keys.create({ userId: 'alice', orgId: null })
+  const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
   const whoAmI = () => app.inject({ url: '/api/auth/credentials', headers: bearer(key) })
   return { app, logs, whoAmI }
 }

@@ -14,7 +14,7 @@ t.test('GET /health is 200 without authentication', async (t) => {
 t.test('GET /health is 503 naming the failing check when the database does not answer', async (t) => {
   const { app, close } = await buildTestApp()
   t.teardown(close)
-  await app.db.destroy()
+  await app.stowageDb.destroy()
   const res = await app.inject({ url: '/health' })
   t.equal(res.statusCode, 503)
   t.same(res.json(), { status: 'unavailable', error: 'the database is not answering', checks: { database: 'failing', storage: 'ok' } })
@@ -31,7 +31,7 @@ t.test('unknown routes are 404 with an error body', async (t) => {
 t.test('GET /health?probe=live checks only the process: 200 while the database is down', async (t) => {
   const { app, close } = await buildTestApp()
   t.teardown(close)
-  await app.db.destroy()
+  await app.stowageDb.destroy()
   const res = await app.inject({ url: '/health?probe=live' })
   t.equal(res.statusCode, 200)
   t.same(res.json(), { status: 'ok', checks: {} })

@@ -35,7 +35,7 @@ t.test('errors raised before routing have the {error} shape', async (t) => {
 t.test('NUL and other control characters in key names and ids are 400, on either database', async (t) => {
   const { app, close } = await buildTestApp()
   t.teardown(close)
-  const { key } = await app.keys.create({ userId: 'alice', orgId: null })
+  const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
   for (const name of ['a\u0000b', 'tab\there', 'bell\u0007', 'c1\u0085']) {
     const res = await app.inject({ method: 'POST', url: '/api/keys', headers: bearer(key), payload: { name } })
     t.equal(res.statusCode, 400, JSON.stringify(name))

@@ -65,14 +65,14 @@ t.test('a key may revoke itself and its descendants, never the owner\'s other ke
 t.test('keys minted through the AWS method work only while their organization is aws-sso', async (t) => {
   const { app, create, works } = await setup(t)
   const [alice] = TEST_IDENTITIES
-  const org = await createOrganizationRepository(app.db).create({ name: 'Alice Co', awsAccountId: alice.account, authMode: 'aws-sso' })
+  const org = await createOrganizationRepository(app.stowageDb).create({ name: 'Alice Co', awsAccountId: alice.account, authMode: 'aws-sso' })
   const signed = await signCallerIdentity({ stsEndpoint: sts.endpoint, region: 'us-east-1', serverId: 'stowage-test', credentials: alice })
   const minted = await create(signed)
   const child = await create(bearer(minted.key))
   t.ok(await works(minted.key))
-  await app.db.updateTable('organizations').set({ auth_mode: 'platform' }).where('id', '=', org.id).execute()
+  await app.stowageDb.updateTable('organizations').set({ auth_mode: 'platform' }).where('id', '=', org.id).execute()
   t.notOk(await works(minted.key), 'refused once the organization leaves aws-sso')
   t.notOk(await works(child.key), 'and so is its child')
-  await app.db.updateTable('organizations').set({ auth_mode: 'aws-sso' }).where('id', '=', org.id).execute()
+  await app.stowageDb.updateTable('organizations').set({ auth_mode: 'aws-sso' }).where('id', '=', org.id).execute()
   t.ok(await works(minted.key), 'back in aws-sso mode, it works again: it was never revoked')
 })

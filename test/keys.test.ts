@@ -127,8 +127,8 @@ t.test('revocation and expiry written by another instance hold at once, even for
     t.equal((await app.inject({ url: '/api/auth/credentials', headers: bearer(key) })).statusCode, 200)
   }
   const past = new Date(Date.now() - 1000).toISOString()
-  await app.db.updateTable('api_keys').set({ revoked_at: past }).where('id', '=', revokedElsewhere.id).execute()
-  await app.db.updateTable('api_keys').set({ expires_at: past }).where('id', '=', expiredElsewhere.id).execute()
+  await app.stowageDb.updateTable('api_keys').set({ revoked_at: past }).where('id', '=', revokedElsewhere.id).execute()
+  await app.stowageDb.updateTable('api_keys').set({ expires_at: past }).where('id', '=', expiredElsewhere.id).execute()
   for (const { key } of [revokedElsewhere, expiredElsewhere]) {
     t.equal((await app.inject({ url: '/api/auth/credentials', headers: bearer(key) })).statusCode, 401)
   }
@@ -197,7 +197,7 @@ t.test('bcrypt runs once per key per process', async (t) => {
 t.test('the database holds a bcrypt hash, never the key', async (t) => {
   const { app, create, config } = await setup(t)
   const { id, key } = (await create()).json()
-  const row = await app.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+  const row = await app.stowageDb.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
   t.match(row.key_hash, new RegExp(`^\\$2[aby]\\$0${config.API_KEY_BCRYPT_COST}\\$`))
   t.ok(await bcrypt.compare(key, row.key_hash))
   const stored = JSON.stringify(row)

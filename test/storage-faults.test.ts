@@ -13,7 +13,7 @@ async function appOn (t: Test, s3: S3Server) {
     env: { S3_CONNECT_TIMEOUT_MS: '500', S3_TIMEOUT_MS: '2000', HEALTH_TIMEOUT_MS: '1000' }
   })
   t.teardown(close)
-  const { key } = await app.keys.create({ userId: 'alice', orgId: null })
+  const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
   const headers = bearer(key)
   const readNote = () => app.inject({ url: '/api/files/note.md', headers })
   const writeNote = (text: string) => app.inject({ method: 'PUT', url: '/api/files/note.md', headers, payload: { content: b64(text) } })

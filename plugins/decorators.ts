@@ -1,0 +1,28 @@
+import type { FastifyInstance, preHandlerHookHandler } from 'fastify'
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/types.js'
+import type { KeyService } from '../keys/service.js'
+import type { FileService } from '../storage/files.js'
+import type { HealthReport } from './health.js'
+import type { IdentityService } from './identity.js'
+
+/**
+ * What Stowage's concern plugins decorate onto the scope they are registered in. The names carry a
+ * prefix, so that they cannot clash with a host app's own `db` or `keys`; and they are not declared
+ * on every FastifyInstance, since a host app outside that scope does not have them.
+ */
+export interface StowageDecorators {
+  stowageDb: Kysely<Database>
+  stowageFiles: FileService
+  stowageKeys: KeyService
+  stowageIdentity: IdentityService
+  /** The authentication chain as one hook: JWT, then API key, then AWS-signed identity. */
+  stowageAuthenticate: preHandlerHookHandler
+  /** Readiness: the database and the file store, each within its own deadline. */
+  stowageCheckHealth: () => Promise<HealthReport>
+}
+
+/** A scope in which the concern plugins are registered, typed as such. */
+export function stowageOf (app: FastifyInstance): StowageDecorators {
+  return app as unknown as StowageDecorators
+}

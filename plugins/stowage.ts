@@ -1,0 +1,78 @@
+import type { FastifyPluginAsync } from 'fastify'
+import { authRoutes } from '../routes/auth.js'
+import { filesRoutes } from '../routes/files.js'
+import { healthRoutes } from '../routes/health.js'
+import { keysRoutes } from '../routes/keys.js'
+import { authSchemas } from '../schemas/auth.js'
+import { sharedSchemas } from '../schemas/common.js'
+import { fileSchemas } from '../schemas/files.js'
+import { healthSchemas } from '../schemas/health.js'
+import { keySchemas } from '../schemas/keys.js'
+import { authPlugin, type AuthPluginOptions } from './auth.js'
+import { dbPlugin, type DbPluginOptions } from './db.js'
+import { errorHandler, notFoundHandler } from './errors.js'
+import { healthPlugin, type HealthPluginOptions } from './health.js'
+import { identityPlugin, type IdentityPluginOptions } from './identity.js'
+import { keysPlugin, type KeysPluginOptions } from './keys.js'
+import { openapiPlugin, type OpenApiPluginOptions } from './openapi.js'
+import { storagePlugin, type StoragePluginOptions } from './storage.js'
+
+export interface StowageOptions {
+  /** `sqlite:…` or `postgres://…` with its deadlines, or a Kysely instance of the host's. */
+  database: DbPluginOptions
+  /** A driver and its settings (`fs` by default), or `store`: an ObjectStore of the host's. */
+  storage?: Partial<StoragePluginOptions>
+  /** Upload limits. */
+  uploads?: { memoryBytes?: number, timeoutMs?: number }
+  /** Unset issuer, server id or role turn the JWT method, the AWS method and refresh off. */
+  identity?: IdentityPluginOptions
+  keys?: Partial<KeysPluginOptions>
+  /** Extra authenticators, tried after Stowage's own, and the failure limits. */
+  auth?: AuthPluginOptions
+  health?: HealthPluginOptions
+  /** Route groups to mount; all by default. */
+  routes?: { health?: boolean, auth?: boolean, files?: boolean, keys?: boolean }
+  /**
+   * Serve `/openapi.json` and, with `docs`, a `/docs` page, for Stowage's routes only. Off when the
+   * host app has its own @fastify/swagger: Stowage's routes then appear in the host's document.
+   */
+  openapi?: false | (OpenApiPluginOptions & { docs?: boolean })
+}
+
+const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas]
+
+/**
+ * All of Stowage in one encapsulated plugin: schemas, error handling, services and routes live in
+ * its own scope, so it mounts under any prefix, more than once, beside a host's own schemas,
+ * decorators, handlers and document. `buildApp(config)` is this plugin with options from the
+ * environment.
+ */
+export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) => {
+  // A scope inherits its parent's schemas: Stowage mounted inside another Stowage scope has them.
+  for (const schema of ALL_SCHEMAS) if (!app.getSchema(schema.$id as string)) app.addSchema(schema)
+  app.setErrorHandler(errorHandler)
+  // At the root, 404 is the host's (or buildApp's) to answer; under a prefix, Stowage answers its own.
+  if (app.prefix !== '') app.setNotFoundHandler(notFoundHandler)
+
+  const openapi = options.openapi ?? {}
+  if (openapi !== false && !app.hasDecorator('swagger')) {
+    await app.register(openapiPlugin, openapi)
+    if (openapi.docs) {
+      const { default: swaggerUi } = await import('@fastify/swagger-ui')
+      await app.register(swaggerUi, { routePrefix: '/docs' })
+    }
+  }
+
+  await app.register(dbPlugin, options.database)
+  await app.register(storagePlugin, { driver: 'fs', ...options.storage })
+  await app.register(healthPlugin, options.health ?? {})
+  await app.register(identityPlugin, options.identity ?? {})
+  await app.register(keysPlugin, { prefix: 'stow', bcryptCost: 10, ...options.keys })
+  await app.register(authPlugin, options.auth ?? {})
+
+  const routes = { health: true, auth: true, files: true, keys: true, ...options.routes }
+  if (routes.health) await app.register(healthRoutes)
+  if (routes.auth) await app.register(authRoutes)
+  if (routes.files) await app.register(filesRoutes, { uploadMemoryBytes: options.uploads?.memoryBytes, uploadTimeoutMs: options.uploads?.timeoutMs })
+  if (routes.keys) await app.register(keysRoutes)
+}
