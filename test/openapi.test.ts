@@ -86,3 +86,20 @@ t.test('the document validates (swagger-parser) and lints clean of errors (Redoc
   const report = JSON.parse(lint.stdout.slice(lint.stdout.indexOf('{'))) as { totals: { errors: number, warnings: number }, problems: Array<{ message: string }> }
   t.equal(report.totals.errors, 0, report.problems.map((problem) => problem.message).join('; '))
 })
+
+t.test('GET /docs is a documentation page that needs nothing from the network', async (t) => {
+  const { app, close } = await buildTestApp()
+  t.teardown(close)
+  const page = await app.inject({ url: '/docs/' })
+  t.equal(page.statusCode, 200)
+  t.match(page.headers['content-type'], /^text\/html/)
+  const assets = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map(([, url]) => url)
+  t.ok(assets.length >= 3, `assets: ${assets.join(', ')}`)
+  for (const asset of assets) {
+    t.notMatch(asset, /^(https?:)?\/\//, `${asset} is served by Stowage itself`)
+    t.equal((await app.inject({ url: new URL(asset, 'http://stowage/docs/').pathname })).statusCode, 200, asset)
+  }
+  const initializer = await app.inject({ url: '/docs/static/swagger-initializer.js' })
+  t.match(initializer.body, /validatorUrl: null/, 'no call to the online validator')
+  t.match((await app.inject({ url: '/docs/json' })).json(), { info: { title: 'Stowage' } }, 'the page reads the document from the service')
+})
