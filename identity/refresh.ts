@@ -1,5 +1,4 @@
-import { AssumeRoleWithWebIdentityCommand, STSClient } from '@aws-sdk/client-sts'
-import { NodeHttpHandler } from '@smithy/node-http-handler'
+import type { STSClient } from '@aws-sdk/client-sts'
 import { BadGatewayError, dependencyUnavailable, ServiceUnavailableError, UnauthorizedError } from '../errors.js'
 import { isSafeSegment } from '../storage/paths.js'
 import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout, type FailureLog } from './http.js'
@@ -59,13 +58,18 @@ function claimsOf (jwt: string): Record<string, unknown> {
 
 export function createTokenRefresher (options: RefreshOptions) {
   const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS
-  const sts = new STSClient({
-    endpoint: options.stsEndpoint,
-    region: options.stsRegion,
-    maxAttempts: 2,
-    // Without throwOnRequestTimeout, requestTimeout only logs a warning.
-    requestHandler: new NodeHttpHandler({ connectionTimeout: timeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true })
-  })
+  // The STS client is loaded with the first refresh: an app that never refreshes never loads it.
+  let sts: Promise<{ client: STSClient, AssumeRoleWithWebIdentityCommand: typeof import('@aws-sdk/client-sts').AssumeRoleWithWebIdentityCommand }> | undefined
+  const stsClient = () => (sts ??= Promise.all([import('@aws-sdk/client-sts'), import('@smithy/node-http-handler')]).then(([{ STSClient, AssumeRoleWithWebIdentityCommand }, { NodeHttpHandler }]) => ({
+    client: new STSClient({
+      endpoint: options.stsEndpoint,
+      region: options.stsRegion,
+      maxAttempts: 2,
+      // Without throwOnRequestTimeout, requestTimeout only logs a warning.
+      requestHandler: new NodeHttpHandler({ connectionTimeout: timeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true })
+    }),
+    AssumeRoleWithWebIdentityCommand
+  })))
   const failed = (endpoint: string, error: unknown) => options.onUpstreamFailure?.(endpoint, error)
 
   async function redeem (refreshToken: string) {
@@ -109,9 +113,10 @@ export function createTokenRefresher (options: RefreshOptions) {
       const userId = claimsOf(tokens.idToken)[options.userClaim]
       if (!isSafeSegment(userId)) throw new BadGatewayError('the ID token names no usable user')
       const { bucket, prefix } = options.locate(userId)
+      const { client, AssumeRoleWithWebIdentityCommand } = await stsClient()
       let answer
       try {
-        answer = await sts.send(new AssumeRoleWithWebIdentityCommand({
+        answer = await client.send(new AssumeRoleWithWebIdentityCommand({
           RoleArn: options.roleArn,
           RoleSessionName: `stowage-${userId}`.replace(/[^\w+=,.@-]/g, '-').slice(0, 64),
           WebIdentityToken: tokens.idToken,
@@ -144,7 +149,7 @@ export function createTokenRefresher (options: RefreshOptions) {
     },
 
     close () {
-      sts.destroy()
+      sts?.then(({ client }) => client.destroy(), () => {})
     }
   }
 }

@@ -2,7 +2,6 @@ import fp from 'fastify-plugin'
 import { createFileService } from '../storage/files.js'
 import { createFsStore } from '../storage/fs-store.js'
 import { asDependency, type ObjectStore } from '../storage/object-store.js'
-import { createS3Store } from '../storage/s3-store.js'
 
 export interface StoragePluginOptions {
   driver: 'fs' | 's3'
@@ -23,17 +22,19 @@ export interface StoragePluginOptions {
   store?: ObjectStore
 }
 
-function createStore (options: StoragePluginOptions): ObjectStore {
+async function createStore (options: StoragePluginOptions): Promise<ObjectStore> {
   if (options.store) return options.store
   if (options.driver === 's3') {
     if (!options.bucket) throw new Error('the s3 driver needs a bucket')
+    // Loaded only for this driver: the AWS SDK's S3 client is most of what the service loads.
+    const { createS3Store } = await import('../storage/s3-store.js')
     return createS3Store({ ...options, bucket: options.bucket, region: options.region ?? 'us-east-1' })
   }
   return createFsStore(options.dir ?? './data/objects')
 }
 
 export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
-  const store = asDependency(createStore(options))
+  const store = asDependency(await createStore(options))
   await store.open?.()
   app.decorate('stowageFiles', createFileService({
     store, bucket: options.bucket ?? 'stowage', region: options.region ?? 'us-east-1', root: options.root ?? 'files', maxFileBytes: options.maxFileBytes ?? 10 * 1024 * 1024

@@ -2,7 +2,7 @@ import t from 'tap'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { startServerProcess } from './helpers/server.js'
 
 // The other production path: the package as npm packs it, installed into an empty folder with its
@@ -15,7 +15,11 @@ t.test('the packed package, installed into an empty folder, serves and administe
   const work = mkdtempSync(join(tmpdir(), 'stowage-package-'))
   t.teardown(() => rmSync(work, { recursive: true, force: true }))
   // The build already ran: packing again must not rebuild dist/ under the tests that are running.
-  const tarball = execFileSync('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', work], { encoding: 'utf8' }).trim().split('\n').at(-1)!
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { encoding: 'utf8' })) as Array<{ filename: string, files: Array<{ path: string }> }>
+  const tarball = packed.filename
+  const shipped = packed.files.map((file) => file.path)
+  t.same(shipped.filter((path) => /^(dist\/)?(bench|test)\/|\.map$/.test(path)), [], 'no benchmark or test code, and no source maps, in the tarball')
+  t.ok(shipped.includes('dist/index.js') && shipped.includes('dist/index.d.ts') && shipped.includes('LICENSE'), 'the library, its types and the licence are')
   const host = join(work, 'host')
   execFileSync('mkdir', [host])
   writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true }))
@@ -40,4 +44,25 @@ t.test('the packed package, installed into an empty folder, serves and administe
   t.match(await whoAmI.json(), { userId: 'alice' })
   server.child.kill('SIGTERM')
   t.equal(await server.exited, 0)
+
+  // A host project mounts the plugin from the package's main entry.
+  writeFileSync(join(host, 'host.mjs'), `
+    import Fastify from 'fastify'
+    import { stowage } from 'stowage'
+    const app = Fastify()
+    app.get('/', async () => ({ host: true }))
+    await app.register(stowage, { prefix: '/files', database: { url: process.env.DB }, storage: { dir: process.env.DIR } })
+    const health = await app.inject({ url: '/files/health' })
+    const root = await app.inject({ url: '/' })
+    console.log(JSON.stringify({ health: health.json(), root: root.json() }))
+    await app.close()
+  `)
+  const loaded = join(work, 'loaded.txt')
+  const mounted = spawnSync(process.execPath, ['--import', resolve('test/fixtures/record-loads.mjs'), 'host.mjs'], {
+    cwd: host, encoding: 'utf8', env: { ...process.env, DB: `sqlite:${join(work, 'host.db')}`, DIR: join(work, 'host-objects'), LOADED_MODULES_FILE: loaded }
+  })
+  t.equal(mounted.status, 0, mounted.stderr)
+  t.match(JSON.parse(mounted.stdout), { health: { status: 'ok' }, root: { host: true } }, 'mounted under /files beside the host\'s route')
+  const modules = readFileSync(loaded, 'utf8').split('\n')
+  t.same(modules.filter((url) => /@aws-sdk\/client-|\/dist\/cli\//.test(url)), [], 'neither the CLI nor an AWS SDK client is loaded for the fs driver')
 })
