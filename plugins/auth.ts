@@ -13,8 +13,8 @@ declare module 'fastify' {
     userId: string
     /** Set with userId: the caller's organization, or null. */
     orgId: string | null
-    /** How the caller authenticated: API key lineage depends on it. */
-    stowageCredential: Credential | null
+    /** How the caller authenticated, on Stowage's routes: API key lineage depends on it. */
+    stowageCredential?: Credential | null
   }
 }
 

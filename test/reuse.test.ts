@@ -1,12 +1,13 @@
 import t, { type Test } from 'tap'
 import fastifySwagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
+import { Kysely } from 'kysely'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  authPlugin, dbPlugin, errorsPlugin, filesRoutes, identityPlugin, keysPlugin, sharedSchemas, fileSchemas, stowage, storagePlugin,
-  type StowageDecorators
+  authPlugin, createDialect, createFsStore, dbPlugin, errorsPlugin, filesRoutes, identityPlugin, keysPlugin, sharedSchemas, fileSchemas,
+  stowage, storagePlugin, type Database, type StowageDecorators
 } from '../index.js'
 import { createTestDatabase } from './helpers/db.js'
 import { createKeyIn } from './helpers/keys.js'
@@ -128,6 +129,27 @@ t.test('route groups can be left out, and extra authenticators join the chain', 
   await host.ready()
   t.equal((await host.inject({ url: '/s/api/keys', headers: mount.headers })).statusCode, 404, 'no key routes')
   t.match((await host.inject({ url: '/s/api/auth/credentials', headers: { 'x-host-user': 'bob' } })).json(), { userId: 'bob', prefix: 'users/bob/files/' })
+})
+
+t.test("a host's own Kysely instance and ObjectStore: migrated and used, and left open when the host closes", async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'stowage-own-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const db = new Kysely<Database>({ dialect: createDialect('sqlite::memory:') })
+  t.teardown(() => db.destroy())
+  const store = createFsStore(dir)
+  const host = Fastify()
+  await host.register(async (scope) => {
+    await stowage(scope, { database: { url: db }, storage: { store }, keys: { bcryptCost: 4 }, openapi: false })
+    const { key } = await (scope as unknown as StowageDecorators).stowageKeys.create({ userId: 'own', orgId: null })
+    scope.get('/key', async () => ({ key }))
+  })
+  await host.ready()
+  const { key } = (await host.inject({ url: '/key' })).json()
+  const put = await host.inject({ method: 'PUT', url: '/api/files/own.txt', headers: { authorization: `Bearer ${key}` }, payload: { content } })
+  t.equal(put.statusCode, 200)
+  t.ok((await store.get('users/own/files/own.txt'))?.body.equals(Buffer.from('hello')), 'written to the store given')
+  await host.close()
+  t.equal((await db.selectFrom('api_keys').select('user_id').execute()).length, 1, 'the host\'s database is still open, and holds the key')
 })
 
 t.test('the concern plugins still compose by hand, inside a scope of the host', async (t) => {
