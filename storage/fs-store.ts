@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { BadRequestError } from '../errors.js'
 import { compareKeys, type ListOptions, type ListPage, type ObjectInfo, type ObjectStore, type StoredObject } from './object-store.js'
 
@@ -20,7 +21,7 @@ const LEGACY_META = '.m'
 // Older temporary files belong to a writer that died; younger ones may be another instance's.
 const TMP_MAX_AGE_MS = 10 * 60_000
 // A folder emptied by a concurrent delete can vanish during mkdir, or between mkdir and rename.
-const PUBLISH_ATTEMPTS = 10
+const PUBLISH_ATTEMPTS = 50
 const FILE_MODE = 0o600
 const DIR_MODE = 0o700
 
@@ -93,6 +94,9 @@ export function createFsStore (rootDir: string): ObjectStore {
       } catch (error) {
         // Node's recursive mkdir reports ENOTDIR when a folder it found vanishes before it looks again.
         if (!['ENOENT', 'ENOTDIR'].includes(errorCode(error) ?? '') || attempt === PUBLISH_ATTEMPTS) throw error
+        // Deletes keep emptying and removing the folder between mkdir and rename: a random pause,
+        // growing with each loss, lets a run of them pass instead of racing it in lockstep.
+        if (attempt > 2) await sleep(Math.random() * attempt)
       }
     }
   }
