@@ -17,23 +17,20 @@ const CONTENT_TYPES: Record<string, string> = {
   '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.svg': 'image/svg+xml', '.pdf': 'application/pdf'
 }
 
-/** A path is checked here by the server's own rules, and never rewritten: URL resolution would
- *  turn `x/../y.md` into `y.md`. */
-function remotePath (path: string): string {
+/** The server's own path rules, as a command-line mistake (exit 2) rather than a refused request. */
+function checkedLocally (check: () => string): string {
   try {
-    return checkFilePath(path).split('/').map(encodeURIComponent).join('/')
+    return check()
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
 }
 
-function remotePrefix (prefix: string): string {
-  try {
-    return checkPrefix(prefix)
-  } catch (error) {
-    throw new UsageError((error as Error).message)
-  }
-}
+/** A path is checked here by the server's own rules, and never rewritten: URL resolution would
+ *  turn `x/../y.md` into `y.md`. */
+const remotePath = (path: string) => checkedLocally(() => checkFilePath(path).split('/').map(encodeURIComponent).join('/'))
+
+const remotePrefix = (prefix: string) => checkedLocally(() => checkPrefix(prefix))
 
 /** The AWS SDK is loaded only in aws-sso mode: it costs about 0.4 s to load. */
 const defaultAwsCredentials: AwsCredentialSource = async () => (await import('@aws-sdk/credential-providers')).fromNodeProviderChain()()

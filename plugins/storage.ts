@@ -22,13 +22,15 @@ export interface StoragePluginOptions {
   store?: ObjectStore
 }
 
+const DEFAULT_REGION = 'us-east-1'
+
 async function createStore (options: StoragePluginOptions): Promise<ObjectStore> {
   if (options.store) return options.store
   if (options.driver === 's3') {
     if (!options.bucket) throw new Error('the s3 driver needs a bucket')
     // Loaded only for this driver: the AWS SDK's S3 client is most of what the service loads.
     const { createS3Store } = await import('../storage/s3-store.js')
-    return createS3Store({ ...options, bucket: options.bucket, region: options.region ?? 'us-east-1' })
+    return createS3Store({ ...options, bucket: options.bucket, region: options.region ?? DEFAULT_REGION })
   }
   return createFsStore(options.dir ?? './data/objects')
 }
@@ -36,8 +38,7 @@ async function createStore (options: StoragePluginOptions): Promise<ObjectStore>
 export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   const store = asDependency(await createStore(options))
   await store.open?.()
-  app.decorate('stowageFiles', createFileService({
-    store, bucket: options.bucket ?? 'stowage', region: options.region ?? 'us-east-1', root: options.root ?? 'files', maxFileBytes: options.maxFileBytes ?? 10 * 1024 * 1024
-  }))
+  const { bucket = 'stowage', region = DEFAULT_REGION, root = 'files', maxFileBytes = 10 * 1024 * 1024 } = options
+  app.decorate('stowageFiles', createFileService({ store, bucket, region, root, maxFileBytes }))
   app.addHook('onClose', async () => { await store.close?.() })
 }, { name: 'stowage-storage', fastify: '5.x' })
