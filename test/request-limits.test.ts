@@ -14,17 +14,25 @@ async function serve (t: Test, env: Record<string, string>) {
   const database = await createTestDatabase({ shared: true })
   const storageDir = await mkdtemp(join(tmpdir(), 'stowage-limits-'))
   const key = await createKeyIn(database.url)
-  const server = await startServerProcess({ DATABASE_URL: database.url, STORAGE_DIR: storageDir, ...env })
+  const servers: ServerProcess[] = []
   t.teardown(async () => {
-    if (server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill('SIGKILL')
-      await server.exited
-    }
+    await Promise.all(servers.map(stop))
     await database.drop()
     await rm(storageDir, { recursive: true, force: true })
   })
-  const port = Number(new URL(server.url).port)
-  return { server, port, key }
+  const restart = async (env: Record<string, string>) => {
+    const server = await startServerProcess({ DATABASE_URL: database.url, STORAGE_DIR: storageDir, ...env })
+    servers.push(server)
+    return { server, port: Number(new URL(server.url).port) }
+  }
+  return { ...await restart(env), key, restart }
+}
+
+async function stop (server: ServerProcess) {
+  if (server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGKILL')
+    await server.exited
+  }
 }
 
 function open (port: number): Promise<Socket> {
@@ -123,13 +131,19 @@ t.test('uploads held in memory stay under UPLOAD_MEMORY_BYTES: past it, 503 with
 })
 
 t.test('an answer nobody reads is dropped at HTTP_IDLE_TIMEOUT_MS', async (t) => {
-  const { server, port, key } = await serve(t, { HTTP_IDLE_TIMEOUT_MS: '1000', MAX_FILE_BYTES: '20000000', UPLOAD_MEMORY_BYTES: '67108864' })
-  const put = await fetch(`${server.url}/api/files/big.bin`, {
+  const limits = { MAX_FILE_BYTES: '20000000', UPLOAD_MEMORY_BYTES: '67108864' }
+  // The big file goes in under the default idle timeout: on a busy machine, storing 16 MiB can keep
+  // the connection silent for longer than the 1 s under test, and the PUT itself would be dropped.
+  const staging = await serve(t, limits)
+  const put = await fetch(`${staging.server.url}/api/files/big.bin`, {
     method: 'PUT',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${staging.key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ content: Buffer.alloc(16 * 1024 * 1024).toString('base64') })
   })
   t.equal(put.status, 200)
+  await stop(staging.server)
+  const { server, port } = await staging.restart({ ...limits, HTTP_IDLE_TIMEOUT_MS: '1000' })
+  const key = staging.key
   const socket = await open(port)
   socket.write(`GET /api/files/big.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`)
   // Read nothing for a while: the answer fills the socket buffers and the connection goes silent.
