@@ -24,7 +24,7 @@ export * from './schemas/files.js'
 export * from './schemas/health.js'
 export * from './schemas/keys.js'
 
-export { createDialect } from './db/dialect.js'
+export { createDialect, openDatabase } from './db/dialect.js'
 export { migrateToLatest } from './db/migrations.js'
 export type { Database, Organization, ApiKeyRow } from './db/types.js'
 

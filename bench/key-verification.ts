@@ -1,15 +1,13 @@
 // First-use verification of fresh keys with 1 key stored versus 10,000: the cost must not grow with
 // the number of keys (DESIGN.md §9).
 import bcrypt from 'bcrypt'
-import { Kysely } from 'kysely'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { createApiKeyRepository } from '../db/api-keys.js'
-import { createDialect } from '../db/dialect.js'
+import { openDatabase } from '../db/dialect.js'
 import { migrateToLatest } from '../db/migrations.js'
-import type { Database } from '../db/types.js'
 import { generateApiKey } from '../keys/api-key.js'
 import { createKeyService } from '../keys/service.js'
 
@@ -17,7 +15,7 @@ const FRESH_KEYS = 20
 
 async function firstUseMs (storedKeys: number): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'stowage-keybench-'))
-  const db = new Kysely<Database>({ dialect: createDialect(`sqlite:${join(dir, 'keys.db')}`) })
+  const db = openDatabase(`sqlite:${join(dir, 'keys.db')}`)
   try {
     await migrateToLatest(db)
     const filler = await bcrypt.hash('filler', 4)

@@ -1,10 +1,10 @@
-import { Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { loadConfig } from '../config.js'
 import { createApiKeyRepository } from '../db/api-keys.js'
-import { createDialect } from '../db/dialect.js'
+import { openDatabase } from '../db/dialect.js'
 import { migrateToLatest } from '../db/migrations.js'
 import { createOrganizationRepository } from '../db/organizations.js'
 import type { Database } from '../db/types.js'
@@ -22,7 +22,7 @@ async function withDatabase<T> (io: CliIo, init: boolean, work: (db: Kysely<Data
   if (!init && path !== undefined && path !== ':memory:' && !existsSync(path)) {
     throw new UsageError(`there is no database at ${resolve(path)}: run this where the service runs, set DATABASE_URL to its database, or add --init to create one`)
   }
-  const db = new Kysely<Database>({ dialect: createDialect(config.DATABASE_URL) })
+  const db = openDatabase(config.DATABASE_URL)
   try {
     await migrateToLatest(db)
     return await work(db, config)

@@ -1,4 +1,5 @@
 import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely'
+import { directLookup } from './dialect.js'
 import type { ApiKeyRow, ApiKeysTable, Database, Organization } from './types.js'
 
 /** What verification needs of a key's row. */
@@ -11,6 +12,7 @@ export function createApiKeyRepository (db: Kysely<Database>) {
     .select(['id', 'user_id', 'org_id', 'key_hash', 'last_used_at', 'expires_at', 'revoked_at', 'aws_sso_only'])
     .where('id', '=', '')
     .compile().sql
+  const findByIdDirectly = directLookup<ApiKeyCheck>(db, findByIdSql)
 
   return {
     async insert (row: Insertable<ApiKeysTable>) {
@@ -19,6 +21,7 @@ export function createApiKeyRepository (db: Kysely<Database>) {
 
     /** One lookup by primary key: the only query on the authentication path of most keys. */
     async findById (id: string): Promise<ApiKeyCheck | undefined> {
+      if (findByIdDirectly) return findByIdDirectly([id])
       const { rows } = await db.executeQuery<ApiKeyCheck>(CompiledQuery.raw(findByIdSql, [id]))
       return rows[0]
     },

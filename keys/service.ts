@@ -1,5 +1,5 @@
 import bcrypt from 'bcrypt'
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { ApiKeyCheck, ApiKeyRepository } from '../db/api-keys.js'
 import { BadRequestError, NotFoundError, TooManyAttemptsError } from '../errors.js'
 import { createFailureLimiter, createMemory, createSemaphore } from '../limits.js'
@@ -59,7 +59,7 @@ const parentKeyOf = (credential?: Credential) =>
 /** The earlier of two expiries, null meaning never. */
 const earlier = (a: string | null, b: string | null) => a === null ? b : b === null ? a : (a < b ? a : b)
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('base64')
+const sha256 = (text: string) => hash('sha256', text, 'base64')
 
 // A wrong key is remembered this long, so that repeating it costs no bcrypt.
 const REFUSAL_MEMORY_MS = 10 * 60_000

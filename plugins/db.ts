@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
-import { Kysely } from 'kysely'
-import { createDialect, type DialectOptions } from '../db/dialect.js'
+import type { Kysely } from 'kysely'
+import { openDatabase, type DialectOptions } from '../db/dialect.js'
 import { migrateToLatest } from '../db/migrations.js'
 import type { Database } from '../db/types.js'
 
@@ -12,7 +12,7 @@ export interface DbPluginOptions extends Omit<DialectOptions, 'log'> {
 
 export const dbPlugin = fp<DbPluginOptions>(async (app, { url, ...options }) => {
   const owned = typeof url === 'string'
-  const db = owned ? new Kysely<Database>({ dialect: createDialect(url, { ...options, log: app.log }) }) : url
+  const db = owned ? openDatabase(url, { ...options, log: app.log }) : url
   try {
     await migrateToLatest(db)
   } catch (error) {

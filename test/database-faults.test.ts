@@ -65,3 +65,15 @@ t.test('a paused server (SIGSTOP) is 503 within the query deadline, then recover
   postgres.resume()
   await waitFor(async () => (await whoAmI()).statusCode === 200, { what: 'a request to succeed after SIGCONT' })
 })
+
+t.test('SQLite closed under a request (a shutdown in progress): the key lookup is 503, not 500', async (t) => {
+  const { app, close } = await buildTestApp({ env: { DATABASE_URL: 'sqlite::memory:' } })
+  t.teardown(close)
+  const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
+  const whoAmI = () => app.inject({ url: '/api/auth/credentials', headers: bearer(key) })
+  t.equal((await whoAmI()).statusCode, 200)
+  await app.stowageDb.destroy()
+  const res = await whoAmI()
+  t.equal(res.statusCode, 503)
+  t.same(res.json(), { error: 'the database is unavailable, try again shortly' })
+})

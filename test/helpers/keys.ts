@@ -1,13 +1,11 @@
-import { Kysely } from 'kysely'
 import { createApiKeyRepository } from '../../db/api-keys.js'
-import { createDialect } from '../../db/dialect.js'
+import { openDatabase } from '../../db/dialect.js'
 import { migrateToLatest } from '../../db/migrations.js'
-import type { Database } from '../../db/types.js'
 import { createKeyService } from '../../keys/service.js'
 
 /** A key written straight into the database at `url`, for a server running in another process. */
 export async function createKeyIn (url: string, userId = 'alice'): Promise<string> {
-  const db = new Kysely<Database>({ dialect: createDialect(url) })
+  const db = openDatabase(url)
   try {
     await migrateToLatest(db)
     const keys = createKeyService({ repository: createApiKeyRepository(db), prefix: 'stow', bcryptCost: 4 })
