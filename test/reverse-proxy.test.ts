@@ -1,0 +1,106 @@
+import t, { type Test } from 'tap'
+import { spawn, spawnSync } from 'node:child_process'
+import { request } from 'node:http'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { generateApiKey } from '../keys/api-key.js'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { closedPortUrl } from './helpers/net.js'
+import { waitFor } from './helpers/wait.js'
+
+// docs/deploy.md's nginx block, as written, in front of a real Stowage: the names that a proxy
+// could rewrite, and the body limits it could get wrong. .ci/run installs nginx when it is missing.
+const nginx = ['/usr/sbin/nginx', 'nginx'].find((command) => spawnSync(command, ['-v']).status === 0)
+const skip = nginx ? false : 'no nginx on this machine'
+
+/** The first ```nginx block of docs/deploy.md. */
+function documentedLocation (): string {
+  const block = /```nginx\n([\s\S]*?)```/.exec(readFileSync('docs/deploy.md', 'utf8'))?.[1]
+  if (!block) throw new Error('docs/deploy.md has no nginx block')
+  return block
+}
+
+/** nginx with the documented block, in front of `upstream`; resolves with its URL once it proxies. */
+async function startNginx (t: Test, upstream: string): Promise<string> {
+  const location = documentedLocation()
+  t.match(location, /proxy_pass http:\/\/127\.0\.0\.1:3000;/, 'the block proxies to the default address')
+  const dir = mkdtempSync(join(tmpdir(), 'stowage-nginx-'))
+  const proxy = await closedPortUrl()
+  const temp = (name: string) => `${name}_temp_path ${join(dir, name)};`
+  writeFileSync(join(dir, 'nginx.conf'), [
+    // Run as root (CI), workers would otherwise be `nobody`, unable to use the temporary folders.
+    process.getuid?.() === 0 ? 'user root;' : '',
+    `pid ${join(dir, 'nginx.pid')};`,
+    `error_log ${join(dir, 'error.log')};`,
+    'events {}',
+    'http {',
+    '  access_log off;',
+    `  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join(' ')}`,
+    `  server { listen ${new URL(proxy).host};`,
+    location.replace('http://127.0.0.1:3000', upstream),
+    '  }',
+    '}'
+  ].join('\n'))
+  const server = spawn(nginx as string, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'inherit' })
+  const exited = new Promise((resolve) => server.once('exit', resolve))
+  t.teardown(async () => {
+    server.kill('SIGTERM')
+    await exited
+    rmSync(dir, { recursive: true, force: true })
+  })
+  await waitFor(async () => (await fetch(`${proxy}/health`).catch(() => undefined))?.status === 200, { what: 'nginx to proxy /health' })
+  return proxy
+}
+
+t.test("docs/deploy.md's nginx block passes names through untouched and uploads up to MAX_FILE_BYTES", { skip }, async (t) => {
+  const { app, config, close } = await buildTestApp()
+  t.teardown(close)
+  const proxy = await startNginx(t, await app.listen({ host: '127.0.0.1', port: 0 }))
+  const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
+  const through = (path: string, init: RequestInit = {}) =>
+    fetch(`${proxy}${path}`, { ...init, headers: { ...bearer(key), 'content-type': 'application/json', ...init.headers } })
+
+  const put = (path: string, bytes: number) =>
+    through(`/api/files/${path}`, { method: 'PUT', body: JSON.stringify({ content: Buffer.alloc(bytes, 'x').toString('base64') }) })
+
+  t.equal((await put('100%25.md', 3)).status, 200, 'a name with an encoded %')
+  t.equal((await put('notes/my%20r%C3%A9sum%C3%A9.md', 3)).status, 200, 'a name with a space and accents')
+  const listed = await (await through('/api/files')).json() as { files: Array<{ key: string }> }
+  t.same(listed.files.map((file) => file.key).sort(), ['100%.md', 'notes/my résumé.md'], 'stored under the names the client meant')
+
+  // fetch would resolve the dot segments itself (as WHATWG URLs do): node:http sends a path as is.
+  const dotDot = await new Promise<{ status?: number, body: string }>((resolve, reject) => {
+    const { hostname: host, port } = new URL(proxy)
+    request({ host, port, path: '/api/files/a/%2E%2E/b.md', headers: bearer(key) }, (res) => {
+      let body = ''
+      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode, body }))
+    }).on('error', reject).end()
+  })
+  t.equal(dotDot.status, 400, 'an encoded .. reaches Stowage, which refuses it, rather than being resolved by the proxy')
+  t.match(JSON.parse(dotDot.body), { error: /\.\./ })
+
+  t.equal((await put('largest.bin', config.MAX_FILE_BYTES)).status, 200, 'a file of MAX_FILE_BYTES fits client_max_body_size')
+  const tooLarge = await put('too-large.bin', config.MAX_FILE_BYTES + 1)
+  t.equal(tooLarge.status, 413)
+  t.same(await tooLarge.json(), { error: `file is larger than ${config.MAX_FILE_BYTES} bytes` }, "Stowage's own 413, not nginx's")
+})
+
+t.test('behind that nginx with TRUST_PROXY naming it, the failure limit counts each client, and a forged X-Forwarded-For changes nothing', { skip }, async (t) => {
+  const { app, close } = await buildTestApp({ env: { TRUST_PROXY: '127.0.0.1', AUTH_FAILURES_PER_ADDRESS: '3', AUTH_FAILURES_PER_KEY: '1000' } })
+  t.teardown(close)
+  const proxy = new URL(await startNginx(t, await app.listen({ host: '127.0.0.1', port: 0 })))
+  // Clients on other loopback addresses: nginx itself reaches Stowage from 127.0.0.1.
+  const from = (localAddress: string, token: string, forwardedFor?: string) => new Promise<number>((resolve, reject) => {
+    const headers = { ...bearer(token), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) }
+    request({ host: proxy.hostname, port: proxy.port, path: '/api/auth/credentials', localAddress, headers }, (res) => {
+      res.resume()
+      resolve(res.statusCode as number)
+    }).on('error', reject).end()
+  })
+  for (let i = 0; i < 3; i++) t.equal(await from('127.0.0.2', generateApiKey('stow').key), 401, 'a failed authentication')
+  const cold = (await app.stowageKeys.create({ userId: 'carol', orgId: null })).key
+  t.equal(await from('127.0.0.2', cold, '198.51.100.7'), 429, 'the failing client is throttled, whatever it forwards')
+  t.equal(await from('127.0.0.3', cold), 200, 'another client behind the same proxy is not')
+})
