@@ -1,6 +1,10 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { isIP } from 'node:net'
+import {
+  DEFAULT_BCRYPT_COST, DEFAULT_BUCKET, DEFAULT_KEY_PREFIX, DEFAULT_MAX_FILE_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_DIR,
+  DEFAULT_STORAGE_ROOT, DEFAULT_UPLOAD_MEMORY_BYTES, LARGEST_MAX_FILE_BYTES
+} from './defaults.js'
 
 const Url = (description: string, options: { default?: string } = {}) =>
   Type.String({ pattern: '^https?://[^\\s]+$', description, ...options })
@@ -27,15 +31,15 @@ export const ConfigSchema = Type.Object({
   DATABASE_QUERY_TIMEOUT_MS: Millis(5000, 'longest a statement may run (PostgreSQL statement_timeout; SQLite busy_timeout)'),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'an integer from 1 to 1000' }),
   STORAGE_DRIVER: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs', description: 'fs or s3' }),
-  STORAGE_DIR: Type.String({ minLength: 1, default: './data/objects', description: 'a folder path' }),
-  S3_BUCKET: Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$', default: 'stowage', description: 'an S3 bucket name: 3 to 63 lower-case letters, digits, dots and hyphens' }),
-  S3_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: 'us-east-1', description: 'a region name such as us-east-1' }),
+  STORAGE_DIR: Type.String({ minLength: 1, default: DEFAULT_STORAGE_DIR, description: 'a folder path' }),
+  S3_BUCKET: Type.String({ pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$', default: DEFAULT_BUCKET, description: 'an S3 bucket name: 3 to 63 lower-case letters, digits, dots and hyphens' }),
+  S3_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: DEFAULT_REGION, description: 'a region name such as us-east-1' }),
   S3_ENDPOINT: Optional(Url('endpoint of an S3-compatible store')),
   S3_FORCE_PATH_STYLE: Type.Boolean({ default: false, description: 'true or false' }),
   S3_CONNECT_TIMEOUT_MS: Millis(3000, 'longest wait to connect to S3'),
   S3_TIMEOUT_MS: Millis(15000, 'longest an S3 operation may take, its retries included'),
-  STORAGE_ROOT: Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$', default: 'files', description: 'one folder name of letters, digits, dots, hyphens and underscores, not starting with a dot' }),
-  MAX_FILE_BYTES: Type.Integer({ minimum: 1, maximum: 1024 * 1024 * 1024, default: 10485760, description: 'an integer from 1 to 1073741824' }),
+  STORAGE_ROOT: Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$', default: DEFAULT_STORAGE_ROOT, description: 'one folder name of letters, digits, dots, hyphens and underscores, not starting with a dot' }),
+  MAX_FILE_BYTES: Type.Integer({ minimum: 1, maximum: LARGEST_MAX_FILE_BYTES, default: DEFAULT_MAX_FILE_BYTES, description: 'an integer from 1 to 1073741824' }),
   JWT_ISSUER: Optional(Url('issuer of the identity provider')),
   JWT_AUDIENCE: Optional(Type.String({ minLength: 1, description: 'an audience' })),
   JWT_JWKS_URL: Optional(Url('JWKS URL of the identity provider')),
@@ -50,12 +54,12 @@ export const ConfigSchema = Type.Object({
   OIDC_CLIENT_ID: Optional(Type.String({ minLength: 1, description: 'a client id' })),
   OIDC_CLIENT_SECRET: Optional(Type.String({ minLength: 1, description: 'a client secret' })),
   STS_ENDPOINT: Url('STS endpoint', { default: 'https://sts.amazonaws.com' }),
-  STS_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: 'us-east-1', description: 'a region name such as us-east-1' }),
+  STS_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: DEFAULT_REGION, description: 'a region name such as us-east-1' }),
   CREDENTIALS_ROLE_ARN: Optional(Type.String({ pattern: '^arn:aws[a-z-]*:iam::\\d{12}:role/.+$', description: 'an IAM role ARN, arn:aws:iam::<12 digits>:role/<name>' })),
   CREDENTIALS_TTL_SECONDS: Type.Integer({ minimum: 900, maximum: 43200, default: 3600, description: 'an integer from 900 to 43200' }),
   UPSTREAM_TIMEOUT_MS: Millis(5000, 'longest wait for the identity provider or STS'),
-  API_KEY_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9]{0,15}$', default: 'stow', description: 'a lower-case letter, then up to 15 lower-case letters or digits' }),
-  API_KEY_BCRYPT_COST: Type.Integer({ minimum: 4, maximum: 15, default: 10, description: 'an integer from 4 to 15' }),
+  API_KEY_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9]{0,15}$', default: DEFAULT_KEY_PREFIX, description: 'a lower-case letter, then up to 15 lower-case letters or digits' }),
+  API_KEY_BCRYPT_COST: Type.Integer({ minimum: 4, maximum: 15, default: DEFAULT_BCRYPT_COST, description: 'an integer from 4 to 15' }),
   AUTH_FAILURES_PER_ADDRESS: Count(100, 'failed authentications per client address in one window before 429'),
   AUTH_FAILURES_PER_KEY: Count(10, 'wrong secrets per API key id in one window before 429'),
   AUTH_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60, description: 'seconds from 1 to 86400' }),
@@ -67,7 +71,7 @@ export const ConfigSchema = Type.Object({
   HTTP_REQUEST_TIMEOUT_MS: Millis(120_000, 'longest a client may take to send a whole request, body included'),
   HTTP_IDLE_TIMEOUT_MS: Millis(30_000, 'longest a connection may stay silent: a stalled body, an answer nobody reads'),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Millis(5_000, 'how long an idle keep-alive connection is kept'),
-  UPLOAD_MEMORY_BYTES: Type.Integer({ minimum: 1024 * 1024, maximum: 64 * 1024 * 1024 * 1024, default: 256 * 1024 * 1024, description: 'bytes from 1048576, and room for one upload of MAX_FILE_BYTES' }),
+  UPLOAD_MEMORY_BYTES: Type.Integer({ minimum: 1024 * 1024, maximum: 64 * 1024 * 1024 * 1024, default: DEFAULT_UPLOAD_MEMORY_BYTES, description: 'bytes from 1048576, and room for one upload of MAX_FILE_BYTES' }),
   SHUTDOWN_TIMEOUT_MS: Millis(10_000, 'after SIGTERM, how long requests in flight have before the process exits'),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),

@@ -7,6 +7,7 @@ import type { AwsCredentials } from '../identity/aws-signing.js'
 import { checkFilePath, checkPrefix } from '../storage/paths.js'
 import { readSettings, writeSettings, type ClientSettings } from './config-file.js'
 import { UsageError, type CliIo } from './io.js'
+import { DEFAULT_REGION, LARGEST_MAX_FILE_BYTES } from '../defaults.js'
 
 export interface AwsCredentialSource { (): Promise<AwsCredentials & { expiration?: Date }> }
 
@@ -89,8 +90,8 @@ async function streamRequest (url: string, headers: Record<string, string>, body
  *  read whole, and the length is known before sending. */
 async function uploadBody (local: string, contentType: string) {
   const size = (await stat(local)).size
-  if (size > LARGEST_FILE_ANY_SERVER_TAKES) {
-    throw new RequestFailed(`${local} is ${size} bytes; no Stowage server takes files over ${LARGEST_FILE_ANY_SERVER_TAKES} bytes`)
+  if (size > LARGEST_MAX_FILE_BYTES) {
+    throw new RequestFailed(`${local} is ${size} bytes; no Stowage server takes files over ${LARGEST_MAX_FILE_BYTES} bytes`)
   }
   const head = Buffer.from('{"content":"')
   const tail = Buffer.from(`","contentType":${JSON.stringify(contentType)}}`)
@@ -113,9 +114,6 @@ async function uploadBody (local: string, contentType: string) {
   }
   return { length: head.length + Math.ceil(size / 3) * 4 + tail.length, stream: Readable.from(encode()) }
 }
-
-/** MAX_FILE_BYTES can be at most 1 GiB: a larger file is refused without asking. */
-const LARGEST_FILE_ANY_SERVER_TAKES = 1024 * 1024 * 1024
 
 function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSource) {
   // Joined, not resolved: a base URL with a path (https://host/stowage) keeps it.
@@ -167,7 +165,7 @@ async function login (args: string[], io: CliIo, awsCredentials: AwsCredentialSo
     args,
     options: {
       url: { type: 'string' }, 'api-key': { type: 'string' }, 'aws-sso': { type: 'boolean' }, 'server-id': { type: 'string' },
-      'sts-region': { type: 'string', default: 'us-east-1' }, 'sts-endpoint': { type: 'string' }, json: { type: 'boolean' }
+      'sts-region': { type: 'string', default: DEFAULT_REGION }, 'sts-endpoint': { type: 'string' }, json: { type: 'boolean' }
     }
   })
   if (!values.url || !/^https?:\/\//.test(values.url)) throw new UsageError('login needs --url http(s)://…')

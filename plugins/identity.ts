@@ -7,6 +7,7 @@ import { createFailureLog, type Logger } from '../identity/http.js'
 import { createJwtVerifier, type JwtVerifier } from '../identity/jwt.js'
 import { createTokenRefresher, type TokenRefresher } from '../identity/refresh.js'
 import { stowageOf } from './decorators.js'
+import { DEFAULT_REGION } from '../defaults.js'
 
 export interface IdentityPluginOptions {
   /** Unset turns the JWT method off. */
@@ -68,7 +69,7 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
     roleArn: options.credentialsRoleArn,
     durationSeconds: options.credentialsTtlSeconds ?? 3600,
     stsEndpoint,
-    stsRegion: options.stsRegion ?? 'us-east-1',
+    stsRegion: options.stsRegion ?? DEFAULT_REGION,
     locate,
     timeoutMs: options.upstreamTimeoutMs,
     onUpstreamFailure

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin'
 import { createFileService } from '../storage/files.js'
 import { createFsStore } from '../storage/fs-store.js'
 import { asDependency, type ObjectStore } from '../storage/object-store.js'
+import { DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT } from '../defaults.js'
 
 export interface StoragePluginOptions {
   driver: 'fs' | 's3'
@@ -22,8 +23,6 @@ export interface StoragePluginOptions {
   store?: ObjectStore
 }
 
-const DEFAULT_REGION = 'us-east-1'
-
 async function createStore (options: StoragePluginOptions): Promise<ObjectStore> {
   if (options.store) return options.store
   if (options.driver === 's3') {
@@ -32,13 +31,13 @@ async function createStore (options: StoragePluginOptions): Promise<ObjectStore>
     const { createS3Store } = await import('../storage/s3-store.js')
     return createS3Store({ ...options, bucket: options.bucket, region: options.region ?? DEFAULT_REGION })
   }
-  return createFsStore(options.dir ?? './data/objects')
+  return createFsStore(options.dir ?? DEFAULT_STORAGE_DIR)
 }
 
 export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   const store = asDependency(await createStore(options))
   await store.open?.()
-  const { bucket = 'stowage', region = DEFAULT_REGION, root = 'files', maxFileBytes = 10 * 1024 * 1024 } = options
+  const { bucket = DEFAULT_BUCKET, region = DEFAULT_REGION, root = DEFAULT_STORAGE_ROOT, maxFileBytes = DEFAULT_MAX_FILE_BYTES } = options
   app.decorate('stowageFiles', createFileService({ store, bucket, region, root, maxFileBytes }))
   app.addHook('onClose', async () => { await store.close?.() })
 }, { name: 'stowage-storage', fastify: '5.x' })

@@ -16,6 +16,7 @@ import { identityPlugin, type IdentityPluginOptions } from './identity.js'
 import { keysPlugin, type KeysPluginOptions } from './keys.js'
 import { openapiPlugin, type OpenApiPluginOptions } from './openapi.js'
 import { storagePlugin, type StoragePluginOptions } from './storage.js'
+import { DEFAULT_BCRYPT_COST, DEFAULT_KEY_PREFIX } from '../defaults.js'
 
 export interface StowageOptions {
   /** `sqlite:…` or `postgres://…` with its deadlines, or a Kysely instance of the host's. */
@@ -67,7 +68,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(storagePlugin, { driver: 'fs', ...options.storage })
   await app.register(healthPlugin, options.health ?? {})
   await app.register(identityPlugin, options.identity ?? {})
-  await app.register(keysPlugin, { prefix: 'stow', bcryptCost: 10, ...options.keys })
+  await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, options.auth ?? {})
 
   const routes = { health: true, auth: true, files: true, keys: true, ...options.routes }

@@ -10,6 +10,7 @@ import { stowageOf } from '../plugins/decorators.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery } from '../schemas/files.js'
+import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 
 
 declare module 'fastify' {
@@ -28,7 +29,7 @@ export interface FilesRoutesOptions {
   uploadTimeoutMs?: number
 }
 
-export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async (app, { uploadMemoryBytes = 256 * 1024 * 1024, uploadTimeoutMs }) => {
+export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async (app, { uploadMemoryBytes = DEFAULT_UPLOAD_MEMORY_BYTES, uploadTimeoutMs }) => {
   const { stowageAuthenticate, stowageFiles: files } = stowageOf(app)
   const bodyLimit = uploadBodyLimit(files.maxFileBytes)
   const memory = createByteBudget(uploadMemoryBytes)

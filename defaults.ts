@@ -1,0 +1,14 @@
+// Defaults shared by the configuration, the plugins' own options and the CLI. They live here, not in
+// config.ts, so that plugins and the CLI can use them without loading TypeBox.
+
+export const DEFAULT_REGION = 'us-east-1'
+export const DEFAULT_BUCKET = 'stowage'
+export const DEFAULT_STORAGE_DIR = './data/objects'
+/** The `<root>` of `users/{userId}/<root>/{path}`. */
+export const DEFAULT_STORAGE_ROOT = 'files'
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
+/** The largest MAX_FILE_BYTES a server accepts: a larger file can be refused without asking one. */
+export const LARGEST_MAX_FILE_BYTES = 1024 * 1024 * 1024
+export const DEFAULT_UPLOAD_MEMORY_BYTES = 256 * 1024 * 1024
+export const DEFAULT_KEY_PREFIX = 'stow'
+export const DEFAULT_BCRYPT_COST = 10
