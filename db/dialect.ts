@@ -48,7 +48,8 @@ const sqliteBehind = new WeakMap<Kysely<Database>, SqliteDatabase.Database>()
  * undefined. Kysely's way to a row (its connection queue, a dozen promises) cost more than the
  * lookup itself: on the API-key path it took a third of each request. Safe beside Kysely because
  * the service runs no multi-statement transaction after migration, so the connection it shares is
- * never inside one.
+ * never inside one. (A host that opens transactions on the instance: a lookup made meanwhile reads
+ * inside the open transaction.)
  */
 export function directLookup<Row> (db: Kysely<Database>, sql: string): ((parameters: unknown[]) => Row | undefined) | undefined {
   const statement = sqliteBehind.get(db)?.prepare(sql)
