@@ -22,9 +22,25 @@ export function errorHandler (error: FastifyError, request: FastifyRequest, repl
   if (status >= 500) request.log.warn({ err: error }, 'upstream failed')
   if (RETRY_SOON.has(error.code)) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
   if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSeconds))
-  // The rest of a refused body is not worth reading: closing tells the client to stop sending it.
-  if (status === 413 && !request.raw.complete) reply.header('connection', 'close')
+  if ((status === 413 || status === 503) && !request.raw.complete) closeAfterLinger(request, reply)
   return reply.code(status).send({ error: error.message })
+}
+
+const LINGER_MS = 2000
+
+/**
+ * The rest of a refused upload is not worth reading, but closing at once (Fastify's answer to a
+ * failed body parser), with the client still sending, resets the connection, and a reset can
+ * destroy the answer before the client has read it: the CLI saw EPIPE instead of its 413. So, like
+ * nginx's lingering close, the rest is read and dropped for LINGER_MS after the answer, and a
+ * client still sending then is cut off. One that stops in time keeps its connection.
+ */
+function closeAfterLinger (request: FastifyRequest, reply: FastifyReply) {
+  reply.removeHeader('connection')
+  request.raw.resume()
+  // Destroying a request that has not ended destroys its connection.
+  const timer = setTimeout(() => request.raw.destroy(), LINGER_MS).unref()
+  request.raw.once('end', () => clearTimeout(timer))
 }
 
 export function notFoundHandler (request: FastifyRequest, reply: FastifyReply) {

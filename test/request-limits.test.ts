@@ -159,6 +159,43 @@ t.test('an answer nobody reads is dropped at HTTP_IDLE_TIMEOUT_MS', async (t) =>
   t.ok(await alive(server))
 })
 
+/** Writes `chunk` over and over, as a client that does not read early answers does, counting the
+ *  writes that went through and keeping the first error. */
+function keepSending (t: Test, socket: Socket, chunk: Buffer) {
+  const sent = { writes: 0, error: undefined as Error | undefined }
+  socket.on('error', (error) => { sent.error ??= error })
+  const timer = setInterval(() => {
+    if (socket.writable) socket.write(chunk, (error) => { if (error) sent.error ??= error; else sent.writes++ })
+  }, 20)
+  t.teardown(() => clearInterval(timer))
+  return sent
+}
+
+t.test('an upload refused with 413 while the client is still sending: the answer arrives, the rest is dropped for a moment, then the connection closes', async (t) => {
+  const { server, port, key } = await serve(t, { MAX_FILE_BYTES: '1000' })
+  for (const framing of ['declared', 'chunked']) {
+    const socket = await open(port)
+    let answer = ''
+    socket.on('data', (chunk) => { answer += chunk })
+    const closing = new Promise((resolve) => socket.once('close', resolve))
+    socket.write(framing === 'declared'
+      ? putHead(key, 50_000_000)
+      : `PUT /api/files/slow.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)
+    const data = Buffer.alloc(64 * 1024, 'A')
+    const sent = keepSending(t, socket, framing === 'declared' ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]))
+    await waitFor(() => answer.includes('"error"') || socket.destroyed, { what: `the 413 (${framing})` })
+    t.match(answer, /^HTTP\/1\.1 413 /, `${framing}: the 413 reached the client`)
+    t.match(answer, /\{"error":"file is larger than 1000 bytes"\}$/)
+    // Closing at once would reset the connection under the writes that follow.
+    const before = sent.writes
+    await waitFor(() => sent.writes >= before + 10 || sent.error !== undefined || !socket.writable, { what: 'ten more writes' })
+    t.ok(sent.writes >= before + 10 && sent.error === undefined, `${framing}: the client could keep sending just after the answer`)
+    await closing
+    t.pass(`${framing}: a client that never stops is cut off`)
+  }
+  t.ok(await alive(server))
+})
+
 t.test('after SIGTERM, requests in flight have SHUTDOWN_TIMEOUT_MS; then the process exits', async (t) => {
   const { server, port, key } = await serve(t, { SHUTDOWN_TIMEOUT_MS: '1500', HTTP_REQUEST_TIMEOUT_MS: '600000', HTTP_IDLE_TIMEOUT_MS: '600000' })
   const socket = await open(port)
