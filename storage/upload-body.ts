@@ -41,7 +41,8 @@ async function readAll (payload: Readable, declaredLength: number | undefined, l
     const chunks: Buffer[] = []
     let total = 0
     const whole = declaredLength === undefined ? undefined : Buffer.allocUnsafe(declaredLength)
-    // Not destroyed on a refusal: the answer still has to go out on its connection.
+    // Not destroyed on a refusal: the answer still has to go out on its connection, and the error
+    // handler drains the rest (plugins/errors.ts, closeAfterLinger).
     for await (const chunk of payload.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       if (total + chunk.length > (whole?.length ?? limit)) throw tooLarge()
       if (whole) chunk.copy(whole, total)
@@ -51,8 +52,6 @@ async function readAll (payload: Readable, declaredLength: number | undefined, l
     return { raw: whole ? whole.subarray(0, total) : Buffer.concat(chunks, total), held }
   } catch (error) {
     memory?.give(held)
-    // The rest is dropped as it comes, as Node does with a body nobody reads.
-    payload.resume()
     throw error
   } finally {
     clearTimeout(timer)
