@@ -52,8 +52,9 @@ function closed (socket: Socket): Promise<string> {
 
 const alive = async (server: ServerProcess) => (await fetch(`${server.url}/health?probe=live`)).status === 200
 
-const putHead = (key: string, length: number) =>
-  `PUT /api/files/slow.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+const putHead = (key: string, length: number | 'chunked') =>
+  `PUT /api/files/slow.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
+  `${length === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`}\r\n\r\n`
 
 t.test('a body trickling in is cut off at HTTP_REQUEST_TIMEOUT_MS; the server lives on', async (t) => {
   const { server, port, key } = await serve(t, { HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_IDLE_TIMEOUT_MS: '30000' })
@@ -178,9 +179,7 @@ t.test('an upload refused with 413 while the client is still sending: the answer
     let answer = ''
     socket.on('data', (chunk) => { answer += chunk })
     const closing = new Promise((resolve) => socket.once('close', resolve))
-    socket.write(framing === 'declared'
-      ? putHead(key, 50_000_000)
-      : `PUT /api/files/slow.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`)
+    socket.write(putHead(key, framing === 'declared' ? 50_000_000 : 'chunked'))
     const data = Buffer.alloc(64 * 1024, 'A')
     const sent = keepSending(t, socket, framing === 'declared' ? data : Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]))
     await waitFor(() => answer.includes('"error"') || socket.destroyed, { what: `the 413 (${framing})` })

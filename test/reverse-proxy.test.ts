@@ -21,6 +21,19 @@ function documentedLocation (): string {
   return block
 }
 
+/** A GET sent with node:http, which sends `path` as written: fetch (WHATWG URLs) would resolve
+ *  dot segments itself. */
+function rawGet (proxy: string, path: string, headers: Record<string, string>, localAddress?: string) {
+  const { hostname: host, port } = new URL(proxy)
+  return new Promise<{ status?: number, body: string }>((resolve, reject) => {
+    request({ host, port, path, headers, localAddress }, (res) => {
+      let body = ''
+      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode, body }))
+    }).on('error', reject).end()
+  })
+}
+
 /** nginx with the documented block, in front of `upstream`; resolves with its URL once it proxies. */
 async function startNginx (t: Test, upstream: string): Promise<string> {
   const location = documentedLocation()
@@ -69,15 +82,7 @@ t.test("docs/deploy.md's nginx block passes names through untouched and uploads 
   const listed = await (await through('/api/files')).json() as { files: Array<{ key: string }> }
   t.same(listed.files.map((file) => file.key).sort(), ['100%.md', 'notes/my résumé.md'], 'stored under the names the client meant')
 
-  // fetch would resolve the dot segments itself (as WHATWG URLs do): node:http sends a path as is.
-  const dotDot = await new Promise<{ status?: number, body: string }>((resolve, reject) => {
-    const { hostname: host, port } = new URL(proxy)
-    request({ host, port, path: '/api/files/a/%2E%2E/b.md', headers: bearer(key) }, (res) => {
-      let body = ''
-      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk })
-      res.on('end', () => resolve({ status: res.statusCode, body }))
-    }).on('error', reject).end()
-  })
+  const dotDot = await rawGet(proxy, '/api/files/a/%2E%2E/b.md', bearer(key))
   t.equal(dotDot.status, 400, 'an encoded .. reaches Stowage, which refuses it, rather than being resolved by the proxy')
   t.match(JSON.parse(dotDot.body), { error: /\.\./ })
 
@@ -90,15 +95,10 @@ t.test("docs/deploy.md's nginx block passes names through untouched and uploads 
 t.test('behind that nginx with TRUST_PROXY naming it, the failure limit counts each client, and a forged X-Forwarded-For changes nothing', { skip }, async (t) => {
   const { app, close } = await buildTestApp({ env: { TRUST_PROXY: '127.0.0.1', AUTH_FAILURES_PER_ADDRESS: '3', AUTH_FAILURES_PER_KEY: '1000' } })
   t.teardown(close)
-  const proxy = new URL(await startNginx(t, await app.listen({ host: '127.0.0.1', port: 0 })))
+  const proxy = await startNginx(t, await app.listen({ host: '127.0.0.1', port: 0 }))
   // Clients on other loopback addresses: nginx itself reaches Stowage from 127.0.0.1.
-  const from = (localAddress: string, token: string, forwardedFor?: string) => new Promise<number>((resolve, reject) => {
-    const headers = { ...bearer(token), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) }
-    request({ host: proxy.hostname, port: proxy.port, path: '/api/auth/credentials', localAddress, headers }, (res) => {
-      res.resume()
-      resolve(res.statusCode as number)
-    }).on('error', reject).end()
-  })
+  const from = async (localAddress: string, token: string, forwardedFor?: string) =>
+    (await rawGet(proxy, '/api/auth/credentials', { ...bearer(token), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) }, localAddress)).status
   for (let i = 0; i < 3; i++) t.equal(await from('127.0.0.2', generateApiKey('stow').key), 401, 'a failed authentication')
   const cold = (await app.stowageKeys.create({ userId: 'carol', orgId: null })).key
   t.equal(await from('127.0.0.2', cold, '198.51.100.7'), 429, 'the failing client is throttled, whatever it forwards')
