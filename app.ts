@@ -61,8 +61,10 @@ export function stowageOptions (config: Config): StowageOptions {
       forcePathStyle: config.S3_FORCE_PATH_STYLE,
       connectTimeoutMs: config.S3_CONNECT_TIMEOUT_MS,
       timeoutMs: config.S3_TIMEOUT_MS,
+      idleTimeoutMs: config.S3_IDLE_TIMEOUT_MS,
       root: config.STORAGE_ROOT,
-      maxFileBytes: config.MAX_FILE_BYTES
+      maxFileBytes: config.MAX_FILE_BYTES,
+      maxUploadBytes: config.MAX_UPLOAD_BYTES
     },
     uploads: { memoryBytes: config.UPLOAD_MEMORY_BYTES, timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS },
     health: { timeoutMs: config.HEALTH_TIMEOUT_MS },

@@ -2,8 +2,8 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { isIP } from 'node:net'
 import {
-  DEFAULT_BCRYPT_COST, DEFAULT_BUCKET, DEFAULT_KEY_PREFIX, DEFAULT_MAX_FILE_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_DIR,
-  DEFAULT_STORAGE_ROOT, DEFAULT_UPLOAD_MEMORY_BYTES, LARGEST_MAX_FILE_BYTES
+  DEFAULT_BCRYPT_COST, DEFAULT_BUCKET, DEFAULT_KEY_PREFIX, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION,
+  DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_UPLOAD_MEMORY_BYTES, LARGEST_MAX_FILE_BYTES, LARGEST_MAX_UPLOAD_BYTES
 } from './defaults.js'
 
 const Url = (description: string, options: { default?: string } = {}) =>
@@ -37,9 +37,11 @@ export const ConfigSchema = Type.Object({
   S3_ENDPOINT: Optional(Url('endpoint of an S3-compatible store')),
   S3_FORCE_PATH_STYLE: Type.Boolean({ default: false, description: 'true or false' }),
   S3_CONNECT_TIMEOUT_MS: Millis(3000, 'longest wait to connect to S3'),
-  S3_TIMEOUT_MS: Millis(15000, 'longest an S3 operation may take, its retries included'),
+  S3_TIMEOUT_MS: Millis(15000, 'longest an S3 operation may take, its retries included (a streamed body has S3_IDLE_TIMEOUT_MS instead)'),
+  S3_IDLE_TIMEOUT_MS: Millis(5000, 'a streamed read from S3: longest wait for its answer, then for each next chunk of the body'),
   STORAGE_ROOT: Type.String({ pattern: '^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$', default: DEFAULT_STORAGE_ROOT, description: 'one folder name of letters, digits, dots, hyphens and underscores, not starting with a dot' }),
   MAX_FILE_BYTES: Type.Integer({ minimum: 1, maximum: LARGEST_MAX_FILE_BYTES, default: DEFAULT_MAX_FILE_BYTES, description: 'an integer from 1 to 1073741824' }),
+  MAX_UPLOAD_BYTES: Type.Integer({ minimum: 1, maximum: LARGEST_MAX_UPLOAD_BYTES, default: DEFAULT_MAX_UPLOAD_BYTES, description: `an integer from 1 to ${LARGEST_MAX_UPLOAD_BYTES}` }),
   JWT_ISSUER: Optional(Url('issuer of the identity provider')),
   JWT_AUDIENCE: Optional(Type.String({ minLength: 1, description: 'an audience' })),
   JWT_JWKS_URL: Optional(Url('JWKS URL of the identity provider')),

@@ -9,6 +9,10 @@ export const DEFAULT_STORAGE_ROOT = 'files'
 export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 /** The largest MAX_FILE_BYTES a server accepts: a larger file can be refused without asking one. */
 export const LARGEST_MAX_FILE_BYTES = 1024 * 1024 * 1024
+/** Streamed uploads (raw and resumable): S3's largest single PUT. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 5 * 1024 * 1024 * 1024
+/** S3's largest object. */
+export const LARGEST_MAX_UPLOAD_BYTES = 5 * 1024 ** 4
 export const DEFAULT_UPLOAD_MEMORY_BYTES = 256 * 1024 * 1024
 export const DEFAULT_KEY_PREFIX = 'stow'
 export const DEFAULT_BCRYPT_COST = 10

@@ -5,6 +5,8 @@ export const BadRequestError = createError<[string]>('STOWAGE_ERR_BAD_REQUEST', 
 export const UnauthorizedError = createError('STOWAGE_ERR_UNAUTHORIZED', 'Unauthorized', 401)
 export const NotFoundError = createError<[string]>('STOWAGE_ERR_NOT_FOUND', '%s', 404)
 export const PayloadTooLargeError = createError<[string]>('STOWAGE_ERR_TOO_LARGE', '%s', 413)
+/** An If-Match or If-None-Match that does not hold: nothing was changed. */
+export const PreconditionFailedError = createError<[string]>('STOWAGE_ERR_PRECONDITION_FAILED', '%s', 412)
 export const BadGatewayError = createError<[string]>('STOWAGE_ERR_BAD_GATEWAY', '%s', 502)
 /** The service cannot do this at all (not configured): retrying will not help. */
 export const ServiceUnavailableError = createError<[string]>('STOWAGE_ERR_UNAVAILABLE', '%s', 503)
@@ -33,6 +35,13 @@ export function dependencyUnavailable (dependency: string, cause: unknown): Erro
   const error = new DependencyUnavailableError(dependency)
   error.cause = cause
   return error
+}
+
+/** A range that starts past the end of the file; its `size` goes in the answer's Content-Range. */
+export class RangeNotSatisfiableError extends createError<[string]>('STOWAGE_ERR_RANGE_NOT_SATISFIABLE', '%s', 416) {
+  constructor (readonly size: number) {
+    super(`the range is outside the file (${size} bytes)`)
+  }
 }
 
 /** Too many failed attempts: refused before any costly check; `retryAfterSeconds` goes in Retry-After. */

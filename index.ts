@@ -15,6 +15,7 @@ export { storagePlugin, type StoragePluginOptions } from './plugins/storage.js'
 
 export { authRoutes } from './routes/auth.js'
 export { filesRoutes } from './routes/files.js'
+export { rawRoutes } from './routes/raw.js'
 export { healthRoutes } from './routes/health.js'
 export { keysRoutes } from './routes/keys.js'
 
@@ -30,7 +31,12 @@ export type { Database, Organization, ApiKeyRow } from './db/types.js'
 
 export { createFileService, type FileService } from './storage/files.js'
 export { createFsStore } from './storage/fs-store.js'
-export type { ObjectStore, ObjectInfo, StoredObject, ListPage, ListOptions } from './storage/object-store.js'
+export type {
+  ObjectStore, ObjectInfo, ObjectMeta, ObjectRead, Bytes, ByteRange, RangeRequest, Preconditions, Exclusive, WriteOptions, DeleteOptions,
+  ListPage, ListOptions
+} from './storage/object-store.js'
+export { asDependency, checkPreconditions, limitBytes, resolveRange, directly } from './storage/object-store.js'
+export { createKeyLocks } from './db/key-locks.js'
 export type { S3StoreOptions } from './storage/s3-store.js'
 export { createJwks } from './identity/jwks.js'
 export { createJwtVerifier, type JwtVerifier } from './identity/jwt.js'

@@ -20,7 +20,7 @@ export async function measureFsListing () {
     for (let folder = 0; folder < FOLDERS; folder++) {
       const name = String(folder).padStart(3, '0')
       await Promise.all(Array.from({ length: FILES_PER_FOLDER }, (_, file) =>
-        store.put(`${prefix}${name}/${String(file).padStart(3, '0')}.md`, body, 'text/markdown')))
+        store.write(`${prefix}${name}/${String(file).padStart(3, '0')}.md`, [body], { contentType: 'text/markdown', maxBytes: 1 })))
     }
     const lastPageStart = `${prefix}${String(FOLDERS - 1).padStart(3, '0')}/${String(FILES_PER_FOLDER - 1 - 100).padStart(3, '0')}.md`
     const mean = async (startAfter?: string) => {

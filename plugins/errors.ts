@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { RETRY_AFTER_SECONDS, TooManyAttemptsError } from '../errors.js'
+import { RangeNotSatisfiableError, RETRY_AFTER_SECONDS, TooManyAttemptsError } from '../errors.js'
 
 function sendUnauthorized (reply: FastifyReply) {
   return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'Unauthorized' })
@@ -22,7 +22,9 @@ export function errorHandler (error: FastifyError, request: FastifyRequest, repl
   if (status >= 500) request.log.warn({ err: error }, 'upstream failed')
   if (RETRY_SOON.has(error.code)) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
   if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSeconds))
-  if ((status === 413 || status === 503) && !request.raw.complete) closeAfterLinger(request, reply)
+  if (error instanceof RangeNotSatisfiableError) reply.header('content-range', `bytes */${error.size}`)
+  // A refusal before the body was read whole (413, 412, 503): the rest is not worth reading.
+  if (!request.raw.complete) closeAfterLinger(request, reply)
   return reply.code(status).send({ error: error.message })
 }
 

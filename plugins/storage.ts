@@ -1,8 +1,13 @@
 import fp from 'fastify-plugin'
+import type { FastifyBaseLogger } from 'fastify'
+import { createKeyLocks } from '../db/key-locks.js'
 import { createFileService } from '../storage/files.js'
 import { createFsStore } from '../storage/fs-store.js'
 import { asDependency, type ObjectStore } from '../storage/object-store.js'
-import { DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT } from '../defaults.js'
+import {
+  DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT
+} from '../defaults.js'
+import { stowageOf } from './decorators.js'
 
 export interface StoragePluginOptions {
   driver: 'fs' | 's3'
@@ -16,28 +21,41 @@ export interface StoragePluginOptions {
   /** s3 driver: longest wait to connect, and longest one operation may take with its retries. */
   connectTimeoutMs?: number
   timeoutMs?: number
+  /** s3 driver, streamed reads: longest wait for the store's answer, then for each next chunk. */
+  idleTimeoutMs?: number
   /** The `<root>` of `users/{userId}/<root>/{path}`. */
   root?: string
+  /** The largest file of the JSON form. */
   maxFileBytes?: number
+  /** The largest streamed upload (raw and resumable). */
+  maxUploadBytes?: number
   /** Use this store instead of building one from `driver`. */
   store?: ObjectStore
 }
 
-async function createStore (options: StoragePluginOptions): Promise<ObjectStore> {
+// S3 allows 10,000 parts to an upload.
+const MAX_PARTS = 10_000
+
+async function createStore (options: StoragePluginOptions, maxUploadBytes: number, log: FastifyBaseLogger): Promise<ObjectStore> {
   if (options.store) return options.store
   if (options.driver === 's3') {
     if (!options.bucket) throw new Error('the s3 driver needs a bucket')
     // Loaded only for this driver: the AWS SDK's S3 client is most of what the service loads.
-    const { createS3Store } = await import('../storage/s3-store.js')
-    return createS3Store({ ...options, bucket: options.bucket, region: options.region ?? DEFAULT_REGION })
+    const { createS3Store, DEFAULT_PART_BYTES } = await import('../storage/s3-store.js')
+    const partBytes = Math.max(DEFAULT_PART_BYTES, Math.ceil(maxUploadBytes / MAX_PARTS))
+    return createS3Store({ ...options, bucket: options.bucket, region: options.region ?? DEFAULT_REGION, partBytes, log })
   }
   return createFsStore(options.dir ?? DEFAULT_STORAGE_DIR)
 }
 
 export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
-  const store = asDependency(await createStore(options))
+  const {
+    bucket = DEFAULT_BUCKET, region = DEFAULT_REGION, root = DEFAULT_STORAGE_ROOT,
+    maxFileBytes = DEFAULT_MAX_FILE_BYTES, maxUploadBytes = DEFAULT_MAX_UPLOAD_BYTES
+  } = options
+  const store = asDependency(await createStore(options, maxUploadBytes, app.log))
   await store.open?.()
-  const { bucket = DEFAULT_BUCKET, region = DEFAULT_REGION, root = DEFAULT_STORAGE_ROOT, maxFileBytes = DEFAULT_MAX_FILE_BYTES } = options
-  app.decorate('stowageFiles', createFileService({ store, bucket, region, root, maxFileBytes }))
+  const exclusive = createKeyLocks(stowageOf(app).stowageDb)
+  app.decorate('stowageFiles', createFileService({ store, bucket, region, root, maxFileBytes, maxUploadBytes, exclusive }))
   app.addHook('onClose', async () => { await store.close?.() })
-}, { name: 'stowage-storage', fastify: '5.x' })
+}, { name: 'stowage-storage', fastify: '5.x', dependencies: ['stowage-db'] })

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { authRoutes } from '../routes/auth.js'
 import { filesRoutes } from '../routes/files.js'
+import { rawRoutes } from '../routes/raw.js'
+import { createByteBudget } from '../limits.js'
 import { healthRoutes } from '../routes/health.js'
 import { keysRoutes } from '../routes/keys.js'
 import { authSchemas } from '../schemas/auth.js'
@@ -16,7 +18,7 @@ import { identityPlugin, type IdentityPluginOptions } from './identity.js'
 import { keysPlugin, type KeysPluginOptions } from './keys.js'
 import { openapiPlugin, type OpenApiPluginOptions } from './openapi.js'
 import { storagePlugin, type StoragePluginOptions } from './storage.js'
-import { DEFAULT_BCRYPT_COST, DEFAULT_KEY_PREFIX } from '../defaults.js'
+import { DEFAULT_BCRYPT_COST, DEFAULT_KEY_PREFIX, DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 
 export interface StowageOptions {
   /** `sqlite:…` or `postgres://…` with its deadlines, or a Kysely instance of the host's. */
@@ -31,8 +33,8 @@ export interface StowageOptions {
   /** Extra authenticators, tried after Stowage's own, and the failure limits. */
   auth?: AuthPluginOptions
   health?: HealthPluginOptions
-  /** Route groups to mount; all by default. */
-  routes?: { health?: boolean, auth?: boolean, files?: boolean, keys?: boolean }
+  /** Route groups to mount; all by default. `raw`: the streamed file routes, /api/raw/{path}. */
+  routes?: { health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, keys?: boolean }
   /**
    * Serve `/openapi.json` and, with `docs`, a `/docs` page, for Stowage's routes only. Off when the
    * host app has its own @fastify/swagger: Stowage's routes then appear in the host's document.
@@ -71,9 +73,12 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, options.auth ?? {})
 
-  const routes = { health: true, auth: true, files: true, keys: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, keys: true, ...options.routes }
+  // One budget for every upload in memory, JSON or streamed.
+  const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (routes.health) await app.register(healthRoutes)
   if (routes.auth) await app.register(authRoutes)
-  if (routes.files) await app.register(filesRoutes, { uploadMemoryBytes: options.uploads?.memoryBytes, uploadTimeoutMs: options.uploads?.timeoutMs })
+  if (routes.files) await app.register(filesRoutes, { uploadMemory, uploadTimeoutMs: options.uploads?.timeoutMs })
+  if (routes.raw) await app.register(rawRoutes, { uploadMemory })
   if (routes.keys) await app.register(keysRoutes)
 }

@@ -4,13 +4,15 @@ import type { FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import { uploadBodyLimit } from '../config.js'
 import { BadRequestError } from '../errors.js'
-import { createByteBudget } from '../limits.js'
+import { createByteBudget, type ByteBudget } from '../limits.js'
+import { readConditions, writePreconditions } from '../storage/conditional.js'
 import { parseUpload } from '../storage/upload-body.js'
 import { stowageOf } from '../plugins/decorators.js'
-import { DOCUMENTED } from '../schemas/openapi.js'
+import { DOCUMENTED, RAW_FILE_HEADERS } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
-import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery } from '../schemas/files.js'
+import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery, ReadHeaders, WriteHeaders } from '../schemas/files.js'
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
+import { base64Json, sendValidators } from './file-answers.js'
 
 
 declare module 'fastify' {
@@ -24,15 +26,14 @@ declare module 'fastify' {
 
 export interface FilesRoutesOptions {
   /** Upload bytes held in memory across the process; past it, uploads are 503 with Retry-After. */
-  uploadMemoryBytes?: number
+  uploadMemory?: ByteBudget
   /** The whole upload body must arrive within this. */
   uploadTimeoutMs?: number
 }
 
-export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async (app, { uploadMemoryBytes = DEFAULT_UPLOAD_MEMORY_BYTES, uploadTimeoutMs }) => {
+export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async (app, { uploadMemory: memory = createByteBudget(DEFAULT_UPLOAD_MEMORY_BYTES), uploadTimeoutMs }) => {
   const { stowageAuthenticate, stowageFiles: files } = stowageOf(app)
   const bodyLimit = uploadBodyLimit(files.maxFileBytes)
-  const memory = createByteBudget(uploadMemoryBytes)
   const release = async (request: FastifyRequest) => {
     memory.give(request.stowageUploadHeld ?? 0)
     request.stowageUploadHeld = 0
@@ -73,9 +74,19 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       summary: 'Read a file',
       security: CALLER_SECURITY,
       params: FilePathParams,
-      response: { 200: answer('The file, base64-encoded, and its media type', Type.Ref(FileContent)), ...errorResponses(400, 404, ...CALLER_REFUSALS) }
+      headers: ReadHeaders,
+      response: {
+        200: { ...answer('The file, base64-encoded, and its media type', Type.Ref(FileContent)), headers: { ETag: RAW_FILE_HEADERS.ETag } },
+        304: { description: 'Your copy is current (If-None-Match / If-Modified-Since)', type: 'null' },
+        ...errorResponses(400, 404, ...CALLER_REFUSALS)
+      }
     }
-  }, async (request) => files.get(request.userId, request.params['*']))
+  }, async (request, reply) => {
+    const read = await files.read(request.userId, request.params['*'], readConditions(request.headers))
+    sendValidators(reply, read.file)
+    if (read.notModified) return reply.code(304).send()
+    return reply.type('application/json; charset=utf-8').send(await base64Json(read.file))
+  })
 
   app.put('/api/files/*', {
     config: DOCUMENTED,
@@ -85,12 +96,20 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       summary: 'Create or replace a file',
       security: CALLER_SECURITY,
       params: FilePathParams,
+      headers: WriteHeaders,
       body: Type.Ref(FileUpload),
-      response: { 200: answer('Written whole: what is stored now', Type.Ref(FileWritten)), ...errorResponses(400, 413, 415, ...CALLER_REFUSALS) }
+      response: {
+        200: { ...answer('Written whole: what is stored now', Type.Ref(FileWritten)), headers: { ETag: RAW_FILE_HEADERS.ETag } },
+        ...errorResponses(400, 412, 413, 415, ...CALLER_REFUSALS)
+      }
     }
-  }, async (request) => {
+  }, async (request, reply) => {
     if (!request.stowageUploadBytes) throw new BadRequestError('content must be a string')
-    return files.put(request.userId, request.params['*'], request.stowageUploadBytes, request.body.contentType)
+    const written = await files.write(request.userId, request.params['*'], [request.stowageUploadBytes], {
+      contentType: request.body.contentType, maxBytes: files.maxFileBytes, preconditions: writePreconditions(request.headers)
+    })
+    reply.header('etag', written.etag)
+    return written
   })
 
   app.delete('/api/files/*', {
@@ -101,10 +120,11 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       summary: 'Delete a file',
       security: CALLER_SECURITY,
       params: FilePathParams,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 404, ...CALLER_REFUSALS) }
+      headers: WriteHeaders,
+      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 404, 412, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => {
-    await files.delete(request.userId, request.params['*'])
+    await files.delete(request.userId, request.params['*'], writePreconditions(request.headers))
     return reply.code(204).send(null)
   })
 }

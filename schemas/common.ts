@@ -18,8 +18,13 @@ const REFUSALS: Record<number, { description: string, headers?: Record<string, o
     headers: { 'WWW-Authenticate': { type: 'string', description: 'Always `Bearer`' } }
   },
   404: { description: 'Not found, or not yours' },
-  413: { description: 'The file is larger than the service accepts (MAX_FILE_BYTES)' },
+  412: { description: 'If-Match or If-None-Match does not hold: nothing was changed' },
+  413: { description: 'The file is larger than the service accepts (MAX_FILE_BYTES; MAX_UPLOAD_BYTES for streamed uploads)' },
   415: { description: 'The body is not application/json' },
+  416: {
+    description: 'The range starts past the end of the file',
+    headers: { 'Content-Range': { type: 'string', description: '`bytes */<size>`' } }
+  },
   429: { description: 'Too many failed authentications from this address or for this key id', headers: retryAfter },
   502: { description: 'The identity provider or STS answered with an error' },
   503: { description: 'A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After', headers: retryAfter }

@@ -11,10 +11,13 @@ export const ListFilesQuery = Type.Object({
 })
 export type ListFilesQuery = Static<typeof ListFilesQuery>
 
+const Etag = Type.String({ description: 'Strong validator of the content, quoted, as in the ETag header' })
+
 export const FileEntry = Type.Object({
   key: Type.String({ description: 'Path relative to your root' }),
   size: Type.Integer({ description: 'Size in bytes' }),
-  lastModified: Type.String({ format: 'date-time' })
+  lastModified: Type.String({ format: 'date-time' }),
+  etag: Etag
 }, { $id: 'StowageFileEntry' })
 
 export const FileList = Type.Object({
@@ -24,8 +27,10 @@ export const FileList = Type.Object({
 }, { $id: 'StowageFileList' })
 export type FileList = Static<typeof FileList>
 
+export const MEDIA_TYPE = '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+( *;[ -~]*)?$'
+
 const mediaType = (description = 'Media type, e.g. text/markdown') => Type.String({
-  pattern: '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+( *;[ -~]*)?$',
+  pattern: MEDIA_TYPE,
   maxLength: 255,
   description
 })
@@ -47,7 +52,28 @@ export const FileWritten = Type.Object({
   key: Type.String(),
   size: Type.Integer(),
   contentType: Type.String(),
-  lastModified: Type.String({ format: 'date-time' })
+  lastModified: Type.String({ format: 'date-time' }),
+  etag: Etag
 }, { $id: 'StowageFileWritten' })
+
+const header = (description: string) => Type.Optional(Type.String({ description }))
+
+/** Conditions of a read: a 304 when your copy is current. */
+export const ReadHeaders = Type.Object({
+  'if-none-match': header('Your copy\'s ETag (or a list, or *): 304 if the file still has it'),
+  'if-modified-since': header('An HTTP date: 304 if the file has not changed since (ignored with If-None-Match)')
+})
+
+/** Conditions of a write or delete: 412 and nothing changed when they do not hold. */
+export const WriteHeaders = Type.Object({
+  'if-match': header('Change the file only if its ETag is this one (or one of a list); * for "only if it exists"'),
+  'if-none-match': header('* to create the file only if it does not exist yet')
+})
+
+export const RangeHeaders = Type.Object({
+  ...ReadHeaders.properties,
+  range: header('One range of bytes: bytes=a-b, bytes=a- or bytes=-n (several ranges are answered 200 whole)'),
+  'if-range': header('An ETag or date: the range is sent only if the file still matches it, else the whole file')
+})
 
 export const fileSchemas = [FileEntry, FileList, FileContent, FileUpload, FileWritten]

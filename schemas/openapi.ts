@@ -36,3 +36,26 @@ export function describeRoute ({ schema, url, openapiObject }: { schema: Fastify
 
 /** The `config` of every Stowage route. */
 export const DOCUMENTED = { swaggerTransform: describeRoute }
+
+/** Headers of an answer that describes a file. */
+export const RAW_FILE_HEADERS = {
+  ETag: { type: 'string', description: 'Strong validator of the content: send it back in If-Match, If-None-Match or If-Range' },
+  'Last-Modified': { type: 'string', description: 'When the file was last written, as an HTTP date' },
+  'Accept-Ranges': { type: 'string', description: 'Always `bytes`' },
+  'Content-Length': { type: 'integer', description: 'Bytes in the body' }
+}
+
+/** describeRoute, plus the raw upload's body, which no parser reads (so Fastify must not validate it). */
+export function describeRawUpload (route: Parameters<typeof describeRoute>[0]) {
+  const described = describeRoute(route)
+  return {
+    ...described,
+    schema: {
+      ...described.schema,
+      body: {
+        description: 'The file as it is; its media type in Content-Type (any type is accepted)',
+        content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } }
+      }
+    }
+  }
+}

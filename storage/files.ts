@@ -1,5 +1,6 @@
-import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../errors.js'
-import type { ObjectStore } from './object-store.js'
+import { BadRequestError, NotFoundError } from '../errors.js'
+import { isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
+import { checkPreconditions, directly, hasPreconditions, type Bytes, type Exclusive, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type RangeRequest } from './object-store.js'
 import {
   checkFilePath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
 } from './paths.js'
@@ -13,20 +14,42 @@ export interface FileServiceOptions {
   root: string
   bucket: string
   region: string
+  /** The largest file of the JSON form (base64 in JSON). */
   maxFileBytes: number
+  /** The largest streamed upload. */
+  maxUploadBytes: number
+  /** Keeps concurrent writers of one key apart while each compares and publishes. */
+  exclusive?: Exclusive
 }
 
-export function createFileService ({ store, root, bucket, region, maxFileBytes }: FileServiceOptions) {
+export interface WriteRequest {
+  contentType?: string
+  /** Defaults to maxUploadBytes. */
+  maxBytes?: number
+  preconditions?: Preconditions
+}
+
+export type FileRead = { notModified: true, file: ObjectMeta } | { notModified: false, file: ObjectRead }
+
+const described = (path: string, meta: ObjectMeta) => ({
+  key: path, size: meta.size, contentType: meta.contentType, lastModified: meta.lastModified.toISOString(), etag: meta.etag
+})
+
+export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, exclusive = directly }: FileServiceOptions) {
   function userPrefix (userId: string): string {
     if (!isSafeSegment(userId)) throw new BadRequestError('the caller identity is not usable as a storage folder')
     return `users/${userId}/${root}/`
   }
 
   const keyOf = (userId: string, path: string) => userPrefix(userId) + checkFilePath(path)
+  const notFound = (path: string) => new NotFoundError(`file not found: ${path}`)
 
   return {
     maxFileBytes,
+    maxUploadBytes,
     userPrefix,
+    /** Bytes one write holds in memory at most. */
+    writeBufferBytes: store.writeBufferBytes,
 
     /** Throws unless the store answers and takes writes. */
     check: () => store.check(),
@@ -45,7 +68,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes }
       const files = page.objects.map((object) => ({
         key: object.key.slice(base.length),
         size: object.size,
-        lastModified: object.lastModified.toISOString()
+        lastModified: object.lastModified.toISOString(),
+        etag: object.etag
       }))
       const last = files.at(-1)
       return page.isTruncated && last
@@ -53,22 +77,42 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes }
         : { files, isTruncated: false }
     },
 
-    async get (userId: string, path: string) {
-      const object = await store.get(keyOf(userId, path))
-      if (!object) throw new NotFoundError(`file not found: ${path}`)
-      return { content: object.body.toString('base64'), contentType: object.contentType }
+    async head (userId: string, path: string): Promise<ObjectMeta> {
+      const file = await store.head(keyOf(userId, path))
+      if (!file) throw notFound(path)
+      return file
     },
 
-    /** `bytes` is the decoded file (see decodeStrictBase64). */
-    async put (userId: string, path: string, bytes: Buffer, contentType = DEFAULT_CONTENT_TYPE) {
+    /** The file, or the range asked for, unless the conditions say the client's copy is current (304). */
+    async read (userId: string, path: string, { range, ...conditions }: ReadConditions & { range?: RangeRequest } = {}): Promise<FileRead> {
       const key = keyOf(userId, path)
-      if (bytes.length > maxFileBytes) throw new PayloadTooLargeError(`file is larger than ${maxFileBytes} bytes`)
-      const stored = await store.put(key, bytes, contentType)
-      return { key: path, size: stored.size, contentType, lastModified: stored.lastModified.toISOString() }
+      const needsCurrent = conditions.ifNoneMatch || conditions.ifModifiedSince || (range && conditions.ifRange !== undefined)
+      if (needsCurrent) {
+        const current = await store.head(key)
+        if (!current) throw notFound(path)
+        if (isNotModified(current, conditions)) return { notModified: true, file: current }
+        if (!rangeStillApplies(conditions.ifRange, current)) range = undefined
+      }
+      let file = await store.read(key, range)
+      // Changed since it was looked at: the client's range is of another version.
+      if (file?.range && !rangeStillApplies(conditions.ifRange, file)) {
+        file.body.destroy()
+        file = await store.read(key)
+      }
+      if (!file) throw notFound(path)
+      return { notModified: false, file }
     },
 
-    async delete (userId: string, path: string) {
-      if (!(await store.delete(keyOf(userId, path)))) throw new NotFoundError(`file not found: ${path}`)
+    async write (userId: string, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions }: WriteRequest = {}) {
+      const key = keyOf(userId, path)
+      // Refused before the body is read, when it already fails; checked again when it is published.
+      if (hasPreconditions(preconditions)) checkPreconditions(await store.head(key), preconditions)
+      const stored = await store.write(key, body, { contentType, maxBytes, preconditions, exclusive })
+      return described(path, stored)
+    },
+
+    async delete (userId: string, path: string, preconditions?: Preconditions) {
+      if (!(await store.delete(keyOf(userId, path), { preconditions, exclusive }))) throw notFound(path)
     }
   }
 }

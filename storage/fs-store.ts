@@ -1,18 +1,30 @@
-import { randomUUID } from 'node:crypto'
-import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises'
+import { createHash, randomUUID } from 'node:crypto'
+import type { Stats } from 'node:fs'
+import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, utimes, writeFile, type FileHandle } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
+import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { BadRequestError } from '../errors.js'
-import { compareKeys, type ListOptions, type ListPage, type ObjectInfo, type ObjectStore, type StoredObject } from './object-store.js'
+import {
+  checkPreconditions, compareKeys, directly, hasPreconditions, limitBytes, resolveRange,
+  type Bytes, type DeleteOptions, type ListOptions, type ListPage, type ObjectMeta, type ObjectRead, type ObjectStore,
+  type RangeRequest, type WriteOptions
+} from './object-store.js'
 
 // Folders end in `.d` and objects in `.o`, so that `a` and `a/b` can both exist, as they can in S3,
 // and no key can name the temporary folder or the layout marker.
 const DIR = '.d'
 const OBJECT = '.o'
-// An object file is a fixed header holding the content type, then the body: one file, renamed into
-// place whole, so that a body and its content type can never part. Fixed, so that a listing learns
-// each size from a stat alone.
+// An object file is a fixed header holding the content type and the ETag, then the body: one file,
+// renamed into place whole, so that a body and its metadata can never part. Fixed, so that the
+// body's size is the file's less the header.
 const HEADER_BYTES = 256
+// The ETag (the body's MD5 in quotes, as S3 gives a single-part object) ends the header. Objects
+// written before ETags have spaces there: theirs is computed on first need and written in.
+const ETAG_BYTES = 35
+const ETAG_AT = HEADER_BYTES - ETAG_BYTES
+const ETAG = /^"[0-9a-f]{32}"\n$/
+const READ_CHUNK_BYTES = 256 * 1024
 // Version 1 kept the body in `<name>.f` and its content type in `<name>.m`.
 const LAYOUT_MARKER = '.layout'
 const LAYOUT_VERSION = '2'
@@ -39,15 +51,21 @@ async function ifPresent<T> (work: Promise<T>): Promise<T | undefined> {
 }
 
 function header (contentType: string): Buffer {
-  if (Buffer.byteLength(contentType) >= HEADER_BYTES || /[\r\n]/.test(contentType)) {
-    throw new BadRequestError(`contentType must be one line under ${HEADER_BYTES} bytes`)
+  if (Buffer.byteLength(contentType) >= ETAG_AT || /[\r\n]/.test(contentType)) {
+    throw new BadRequestError(`contentType must be one line under ${ETAG_AT} bytes`)
   }
   const bytes = Buffer.alloc(HEADER_BYTES, ' ')
   bytes.write(contentType + '\n')
   return bytes
 }
 
-const contentTypeOf = (file: Buffer) => file.toString('latin1', 0, HEADER_BYTES).split('\n')[0]
+const md5Etag = (hash: ReturnType<typeof createHash>) => `"${hash.digest('hex')}"`
+const etagBytes = (etag: string) => Buffer.from(etag + '\n', 'latin1')
+const contentTypeOf = (header: Buffer) => header.toString('latin1', 0, HEADER_BYTES).split('\n')[0]
+const etagOf = (header: Buffer) => {
+  const slot = header.toString('latin1', ETAG_AT, HEADER_BYTES)
+  return ETAG.test(slot) ? slot.slice(0, -1) : undefined
+}
 
 interface FolderEntry { name: string, key: string, bytes: Buffer, folder: boolean }
 
@@ -63,12 +81,46 @@ export function createFsStore (rootDir: string): ObjectStore {
     return { dir, file: join(dir, name + OBJECT) }
   }
 
-  async function info (key: string): Promise<ObjectInfo | undefined> {
-    const stats = await ifPresent(stat(locate(key).file))
-    return stats && { key, size: stats.size - HEADER_BYTES, lastModified: stats.mtime }
+  /** What the header and a stat of an open object say; a missing ETag is computed and kept. */
+  async function metaOf (handle: FileHandle, key: string): Promise<ObjectMeta> {
+    const [stats, { buffer }] = await Promise.all([handle.stat(), handle.read(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0)])
+    const etag = etagOf(buffer) ?? await rememberEtag(handle, key, buffer, stats)
+    return { key, size: stats.size - HEADER_BYTES, lastModified: stats.mtime, contentType: contentTypeOf(buffer), etag }
   }
 
-  async function writeTemporary (parts: Buffer[]): Promise<string> {
+  /** An object written before ETags: hashed once, and the ETag written into its header, unless the
+   *  object was replaced meanwhile (or its content type fills the header: then it is hashed each time). */
+  async function rememberEtag (handle: FileHandle, key: string, headerBytes: Buffer, stats: Stats): Promise<string> {
+    const hash = createHash('md5')
+    for await (const chunk of handle.createReadStream({ start: HEADER_BYTES, autoClose: false, highWaterMark: READ_CHUNK_BYTES })) hash.update(chunk)
+    const etag = md5Etag(hash)
+    if (headerBytes.indexOf('\n') >= ETAG_AT) return etag
+    const writable = await ifPresent(open(locate(key).file, 'r+'))
+    if (!writable) return etag
+    try {
+      const now = await writable.stat()
+      if (now.ino === stats.ino && now.dev === stats.dev) {
+        await writable.write(etagBytes(etag), 0, ETAG_BYTES, ETAG_AT)
+        // Naming the ETag is not a change of the file.
+        await writable.utimes(stats.atime, stats.mtime)
+      }
+    } finally {
+      await writable.close()
+    }
+    return etag
+  }
+
+  async function head (key: string): Promise<ObjectMeta | undefined> {
+    const handle = await ifPresent(open(locate(key).file, 'r'))
+    if (!handle) return undefined
+    try {
+      return await metaOf(handle, key)
+    } finally {
+      await handle.close()
+    }
+  }
+
+  async function createTemporary (): Promise<{ path: string, handle: FileHandle }> {
     const path = join(tmpDir, randomUUID())
     const create = () => open(path, 'wx', FILE_MODE)
     // The folder is made by open(), and again here if it was removed since.
@@ -77,12 +129,41 @@ export function createFsStore (rootDir: string): ObjectStore {
       await mkdir(tmpDir, { recursive: true, mode: DIR_MODE })
       return create()
     })
+    return { path, handle }
+  }
+
+  async function writeTemporary (parts: Buffer[]): Promise<string> {
+    const { path, handle } = await createTemporary()
     try {
       await handle.writev(parts)
     } finally {
       await handle.close()
     }
     return path
+  }
+
+  /** The body into a temporary file, after its header; resolves with the file and its ETag. */
+  async function stage (body: Bytes, contentType: string, maxBytes: number) {
+    const headerBytes = header(contentType)
+    const { path, handle } = await createTemporary()
+    let stored = false
+    try {
+      const hash = createHash('md5')
+      let position = HEADER_BYTES
+      for await (const chunk of limitBytes(body, maxBytes)) {
+        hash.update(chunk)
+        await handle.write(chunk, 0, chunk.length, position)
+        position += chunk.length
+      }
+      const etag = md5Etag(hash)
+      etagBytes(etag).copy(headerBytes, ETAG_AT)
+      await handle.write(headerBytes, 0, HEADER_BYTES, 0)
+      stored = true
+      return { path, etag }
+    } finally {
+      await handle.close()
+      if (!stored) await rm(path, { force: true })
+    }
   }
 
   async function publish (from: string, dir: string, to: string) {
@@ -159,12 +240,16 @@ export function createFsStore (rootDir: string): ObjectStore {
       const meta = await ifPresent(readFile(base + LEGACY_META, 'utf8'))
       const { contentType } = meta ? JSON.parse(meta) as { contentType: string } : { contentType: 'application/octet-stream' }
       await rename(await writeTemporary([header(contentType), body]), base + OBJECT)
+      // Its ETag is computed on first need.
       await rm(path, { force: true })
       await rm(base + LEGACY_META, { force: true })
     }
   }
 
   return {
+    // A write holds one chunk of the request at a time: it goes straight to the file.
+    writeBufferBytes: 64 * 1024,
+
     async open () {
       await mkdir(tmpDir, { recursive: true, mode: DIR_MODE })
       const marker = join(root, LAYOUT_MARKER)
@@ -187,55 +272,71 @@ export function createFsStore (rootDir: string): ObjectStore {
         keys.push(key)
         if (keys.length > limit) break
       }
-      const page = await Promise.all(keys.slice(0, limit).map(info))
+      const page = await Promise.all(keys.slice(0, limit).map(head))
       return {
         // A key deleted since its folder was read is left out.
-        objects: page.filter((object): object is ObjectInfo => object !== undefined),
+        objects: page.filter((object) => object !== undefined).map(({ contentType: _, ...info }) => info),
         isTruncated: keys.length > limit
       }
     },
 
-    head: info,
+    head,
 
-    async get (key: string): Promise<StoredObject | undefined> {
+    async read (key: string, request?: RangeRequest): Promise<ObjectRead | undefined> {
       // One open file: a concurrent rename or unlink cannot mix two versions.
       const handle = await ifPresent(open(locate(key).file, 'r'))
       if (!handle) return undefined
       try {
-        const [stats, file] = await Promise.all([handle.stat(), handle.readFile()])
-        const body = file.subarray(HEADER_BYTES)
-        return { key, body, contentType: contentTypeOf(file), size: body.length, lastModified: stats.mtime }
-      } finally {
+        const meta = await metaOf(handle, key)
+        const range = request && resolveRange(request, meta.size)
+        const { start, end } = range ?? { start: 0, end: meta.size - 1 }
+        if (end < start) {
+          await handle.close()
+          return { ...meta, body: Readable.from([]), range }
+        }
+        // The stream owns the handle from here, and closes it.
+        const body = handle.createReadStream({ start: HEADER_BYTES + start, end: HEADER_BYTES + end, highWaterMark: READ_CHUNK_BYTES })
+        return { ...meta, body, range }
+      } catch (error) {
         await handle.close()
+        throw error
       }
     },
 
-    async put (key: string, body: Buffer, contentType: string) {
+    async write (key: string, body: Bytes, { contentType, maxBytes, preconditions, exclusive = directly }: WriteOptions) {
       const { dir, file } = locate(key)
-      let temporary: string | undefined
+      const staged = await stage(body, contentType, maxBytes)
       try {
-        temporary = await writeTemporary([header(contentType), body])
-        await publish(temporary, dir, file)
+        return await exclusive(key, async () => {
+          checkPreconditions(await head(key), preconditions)
+          // Published now: an upload that began before another and ended after it is the newer.
+          const now = new Date()
+          await utimes(staged.path, now, now)
+          await publish(staged.path, dir, file)
+          return (await head(key)) ?? { key, size: 0, lastModified: now, contentType, etag: staged.etag }
+        })
       } catch (error) {
-        if (temporary) await rm(temporary, { force: true })
+        await rm(staged.path, { force: true })
         if (errorCode(error) === 'ENAMETOOLONG') {
           throw new BadRequestError('a path segment is too long for this storage driver (fs: 253 bytes)')
         }
         throw error
       }
-      return (await info(key)) ?? { key, size: body.length, lastModified: new Date() }
     },
 
-    async delete (key: string) {
+    async delete (key: string, { preconditions, exclusive = directly }: DeleteOptions = {}) {
       const { dir, file } = locate(key)
-      try {
-        await unlink(file)
-      } catch (error) {
-        if (isMissing(error)) return false
-        throw error
-      }
-      await removeEmptyParents(dir)
-      return true
+      return exclusive(key, async () => {
+        if (hasPreconditions(preconditions)) checkPreconditions(await head(key), preconditions)
+        try {
+          await unlink(file)
+        } catch (error) {
+          if (isMissing(error)) return false
+          throw error
+        }
+        await removeEmptyParents(dir)
+        return true
+      })
     }
   }
 }

@@ -1,14 +1,60 @@
-import { dependencyUnavailable, isProgrammingError, isStowageError } from '../errors.js'
+import type { Readable } from 'node:stream'
+import {
+  dependencyUnavailable, isProgrammingError, isStowageError, PayloadTooLargeError, PreconditionFailedError, RangeNotSatisfiableError
+} from '../errors.js'
 
 export interface ObjectInfo {
   key: string
   size: number
   lastModified: Date
+  /** A strong validator, quoted (`"…"`): it changes whenever the content does. */
+  etag: string
 }
 
-export interface StoredObject extends ObjectInfo {
-  body: Buffer
+export interface ObjectMeta extends ObjectInfo {
   contentType: string
+}
+
+/** A body to store: a stream, or buffers already in memory. */
+export type Bytes = AsyncIterable<Buffer> | Iterable<Buffer>
+
+/** Bytes `start` to `end`, both included. */
+export interface ByteRange { start: number, end: number }
+
+/** What a client asked for: from `start` (to `end`, or to the end of the file), or the last `suffix` bytes. */
+export type RangeRequest = { start: number, end?: number } | { suffix: number }
+
+export interface ObjectRead extends ObjectMeta {
+  /** The whole object, or the bytes of `range`. */
+  body: Readable
+  /** The bytes `body` holds, when a range was asked for. */
+  range?: ByteRange
+}
+
+/** If-Match and If-None-Match of a write, as lists of quoted ETags or `*`. */
+export interface Preconditions {
+  ifMatch?: string[]
+  ifNoneMatch?: string[]
+}
+
+/** Runs the compare-and-publish step of a write or delete with no other writer of the key inside. */
+export type Exclusive = <T>(key: string, publish: () => Promise<T>) => Promise<T>
+
+/** For a store used alone: no other writer to keep out. */
+export const directly: Exclusive = (_key, publish) => publish()
+
+export interface WriteOptions {
+  contentType: string
+  /** A body longer than this fails with PayloadTooLargeError, and nothing is stored. */
+  maxBytes: number
+  /** Checked against the current object when the new one is published; 412 and nothing stored when they fail. */
+  preconditions?: Preconditions
+  exclusive?: Exclusive
+}
+
+export interface DeleteOptions {
+  preconditions?: Preconditions
+  exclusive?: Exclusive
 }
 
 export interface ListOptions {
@@ -22,16 +68,23 @@ export interface ListPage {
   isTruncated: boolean
 }
 
-/** Keys are full object keys (`users/{userId}/<root>/{path}`), already validated by the caller. */
+/**
+ * Keys are full object keys (`users/{userId}/<root>/{path}`), already validated by the caller.
+ * Bodies stream both ways: memory never follows an object's size.
+ */
 export interface ObjectStore {
   list (prefix: string, options: ListOptions): Promise<ListPage>
-  get (key: string): Promise<StoredObject | undefined>
-  head (key: string): Promise<ObjectInfo | undefined>
-  put (key: string, body: Buffer, contentType: string): Promise<ObjectInfo>
+  head (key: string): Promise<ObjectMeta | undefined>
+  /** Undefined when there is no such object; RangeNotSatisfiableError when `range` starts past its end. */
+  read (key: string, range?: RangeRequest): Promise<ObjectRead | undefined>
+  /** Stores the body whole or not at all: a body that fails, is cut off or is refused leaves the old object. */
+  write (key: string, body: Bytes, options: WriteOptions): Promise<ObjectMeta>
   /** Resolves false when there was no such object. */
-  delete (key: string): Promise<boolean>
+  delete (key: string, options?: DeleteOptions): Promise<boolean>
   /** Throws unless the store answers and takes writes: the readiness check of /health. */
   check (): Promise<void>
+  /** Bytes one write holds in memory at most: what an upload takes from the upload memory budget. */
+  readonly writeBufferBytes: number
   /** Prepares the store before first use (the fs driver: folders, layout, leftovers). */
   open? (): Promise<void>
   close? (): Promise<void>
@@ -41,8 +94,51 @@ export function compareKeys (a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
 }
 
+const opaque = (etag: string) => etag.replace(/^W\//, '')
+
+/** If-None-Match compares weakly (RFC 9110 §13.1.2): `W/"x"` matches `"x"`. */
+export function matchesAny (etags: string[], current: ObjectInfo | undefined): boolean {
+  if (!current) return false
+  return etags.some((etag) => etag === '*' || opaque(etag) === current.etag)
+}
+
+/** Throws PreconditionFailedError unless `current` (undefined: no object) satisfies them. */
+export function checkPreconditions (current: ObjectInfo | undefined, { ifMatch, ifNoneMatch }: Preconditions = {}) {
+  // If-Match compares strongly: a weak ETag never matches.
+  if (ifMatch && !(current && ifMatch.some((etag) => etag === '*' || etag === current.etag))) {
+    throw new PreconditionFailedError(current ? 'the file has changed (If-Match)' : 'the file does not exist (If-Match)')
+  }
+  if (ifNoneMatch && matchesAny(ifNoneMatch, current)) {
+    throw new PreconditionFailedError('the file already exists (If-None-Match)')
+  }
+}
+
+export const hasPreconditions = (preconditions: Preconditions = {}) =>
+  preconditions.ifMatch !== undefined || preconditions.ifNoneMatch !== undefined
+
+/** The range's first and last byte in a file of `size` bytes; RangeNotSatisfiableError past the end. */
+export function resolveRange (range: RangeRequest, size: number): ByteRange {
+  if ('suffix' in range) {
+    if (range.suffix === 0 || size === 0) throw new RangeNotSatisfiableError(size)
+    return { start: Math.max(0, size - range.suffix), end: size - 1 }
+  }
+  if (range.start >= size) throw new RangeNotSatisfiableError(size)
+  return { start: range.start, end: Math.min(range.end ?? size - 1, size - 1) }
+}
+
+/** The body, refused with PayloadTooLargeError as soon as it passes `maxBytes`. */
+export async function * limitBytes (body: Bytes, maxBytes: number): AsyncGenerator<Buffer> {
+  let total = 0
+  for await (const chunk of body) {
+    total += chunk.length
+    if (total > maxBytes) throw new PayloadTooLargeError(`file is larger than ${maxBytes} bytes`)
+    yield chunk
+  }
+}
+
 /** The same store, its own failures (down, slow, refusing the service) turned into a 503 that the
- *  client may retry; refusals of Stowage's own pass through. */
+ *  client may retry; refusals of Stowage's own pass through. (A body that fails part way through
+ *  can only be cut off: its answer has begun.) */
 export function asDependency (store: ObjectStore): ObjectStore {
   const guard = <A extends unknown[], R>(method: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
     try {
@@ -54,11 +150,12 @@ export function asDependency (store: ObjectStore): ObjectStore {
   }
   return {
     list: guard(store.list),
-    get: guard(store.get),
     head: guard(store.head),
-    put: guard(store.put),
+    read: guard(store.read),
+    write: guard(store.write),
     delete: guard(store.delete),
     check: guard(store.check),
+    writeBufferBytes: store.writeBufferBytes,
     open: store.open && guard(store.open),
     close: store.close && (() => store.close!())
   }

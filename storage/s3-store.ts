@@ -1,8 +1,16 @@
 import {
-  DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
+  GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
+  type CompletedPart
 } from '@aws-sdk/client-s3'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
-import type { ListOptions, ObjectStore } from './object-store.js'
+import { Readable } from 'node:stream'
+import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
+import {
+  checkPreconditions, directly, hasPreconditions, limitBytes,
+  type Bytes, type DeleteOptions, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type RangeRequest,
+  type WriteOptions
+} from './object-store.js'
 
 export interface S3StoreOptions {
   bucket: string
@@ -12,12 +20,87 @@ export interface S3StoreOptions {
   /** Defaults to the AWS default provider chain. */
   credentials?: { accessKeyId: string, secretAccessKey: string, sessionToken?: string }
   connectTimeoutMs?: number
-  /** Longest one operation may take, its retries included. */
+  /** Longest one operation may take, its retries included; a streamed body has idleTimeoutMs instead. */
   timeoutMs?: number
+  /** A streamed read: longest wait for the store's answer, and then for each next chunk of the body. */
+  idleTimeoutMs?: number
+  /** Size of the parts of a multipart upload (S3's least is 5 MiB); a smaller body is one PutObject. */
+  partBytes?: number
+  log?: { warn (details: object, message: string): void }
 }
 
+export const DEFAULT_PART_BYTES = 8 * 1024 * 1024
+// Parts uploaded at once; one more fills meanwhile.
+const PARALLEL_PARTS = 2
+
+const errorName = (error: unknown) => (error as { name?: string }).name ?? ''
+const statusOf = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
 // Not a 404 status alone: a missing bucket is the store's failure, not a missing file.
-const isNotFound = (error: unknown) => ['NoSuchKey', 'NotFound'].includes((error as { name?: string }).name ?? '')
+const isNotFound = (error: unknown) => ['NoSuchKey', 'NotFound'].includes(errorName(error))
+
+/** The store enforced a precondition itself (AWS S3, MinIO, R2): a writer that bypassed Stowage changed the object. */
+function storeRefusal (error: unknown): unknown {
+  if (errorName(error) === 'PreconditionFailed' || statusOf(error) === 412 || errorName(error) === 'ConditionalRequestConflict') {
+    return new PreconditionFailedError('the file has changed (the store refused the write)')
+  }
+  return error
+}
+
+/** What S3 itself can enforce: one ETag or `*` for If-Match, `*` for If-None-Match. */
+function storeConditions ({ ifMatch, ifNoneMatch }: Preconditions = {}) {
+  return {
+    IfMatch: ifMatch?.length === 1 ? ifMatch[0] : undefined,
+    IfNoneMatch: ifNoneMatch?.length === 1 && ifNoneMatch[0] === '*' ? '*' : undefined
+  }
+}
+
+const rangeHeader = (range: RangeRequest) =>
+  'suffix' in range ? `bytes=-${range.suffix}` : `bytes=${range.start}-${range.end ?? ''}`
+
+/** `bytes 0-9/100` → the range and the object's size. */
+function parseContentRange (header: string | undefined) {
+  const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(header ?? '')
+  return match ? { range: { start: Number(match[1]), end: Number(match[2]) }, size: Number(match[3]) } : undefined
+}
+
+/** The body, re-cut into parts of exactly `partBytes`; the last holds the rest (up to `partBytes`). */
+async function * partsOf (body: Bytes, partBytes: number): AsyncGenerator<Buffer> {
+  let chunks: Buffer[] = []
+  let held = 0
+  for await (const chunk of body) {
+    chunks.push(chunk)
+    held += chunk.length
+    // A part goes once more than a part is held, so that the last part is never empty.
+    while (held > partBytes) {
+      const whole = Buffer.concat(chunks, held)
+      yield whole.subarray(0, partBytes)
+      chunks = [whole.subarray(partBytes)]
+      held -= partBytes
+    }
+  }
+  yield Buffer.concat(chunks, held)
+}
+
+/** The body, failed when the store is silent for `idleMs` while it is waited on (a slow reader pauses it freely). */
+function withIdleDeadline (source: Readable, idleMs: number): Readable {
+  async function * guarded () {
+    const chunks = source[Symbol.asyncIterator]()
+    try {
+      for (;;) {
+        let timer: NodeJS.Timeout | undefined
+        const stalled = new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`the store sent nothing for ${idleMs} ms`)), idleMs)
+        })
+        const next = await Promise.race([chunks.next(), stalled]).finally(() => clearTimeout(timer))
+        if (next.done) return
+        yield next.value as Buffer
+      }
+    } finally {
+      source.destroy()
+    }
+  }
+  return Readable.from(guarded(), { objectMode: false })
+}
 
 export function createS3Client ({ region, endpoint, forcePathStyle, credentials, connectTimeoutMs = 3000, timeoutMs = 15_000 }: Omit<S3StoreOptions, 'bucket'>) {
   return new S3Client({
@@ -29,28 +112,87 @@ export function createS3Client ({ region, endpoint, forcePathStyle, credentials,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     // Without throwOnRequestTimeout the handler only logs a warning when requestTimeout passes.
+    // It runs until the answer's headers: a streamed body is guarded by withIdleDeadline.
     requestHandler: new NodeHttpHandler({ connectionTimeout: connectTimeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true })
   })
 }
 
 export function createS3Store (options: S3StoreOptions): ObjectStore {
-  const { bucket, timeoutMs = 15_000 } = options
+  const { bucket, timeoutMs = 15_000, idleTimeoutMs = 5000, partBytes = DEFAULT_PART_BYTES, log } = options
   const client = createS3Client(options)
   // The SDK retries, and each attempt has its own requestTimeout: one deadline bounds them all.
   const deadline = () => ({ abortSignal: AbortSignal.timeout(timeoutMs) })
 
-  async function head (key: string) {
+  async function head (key: string): Promise<ObjectMeta | undefined> {
     try {
       const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), deadline())
-      return { key, size: answer.ContentLength ?? 0, lastModified: answer.LastModified ?? new Date() }
+      return {
+        key,
+        size: answer.ContentLength ?? 0,
+        lastModified: answer.LastModified ?? new Date(),
+        contentType: answer.ContentType ?? 'application/octet-stream',
+        etag: answer.ETag ?? '""'
+      }
     } catch (error) {
       if (isNotFound(error)) return undefined
       throw error
     }
   }
 
+  /** GetObject, given idleTimeoutMs to answer (a whole-operation deadline would also cut the body). */
+  async function getObject (key: string, range?: RangeRequest) {
+    const answered = new AbortController()
+    const timer = setTimeout(() => answered.abort(new Error(`the store did not answer within ${idleTimeoutMs} ms`)), idleTimeoutMs)
+    try {
+      return await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range && rangeHeader(range) }), { abortSignal: answered.signal })
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  async function putWhole (key: string, body: Buffer, contentType: string, preconditions?: Preconditions) {
+    await client.send(new PutObjectCommand({
+      Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ContentType: contentType, ...storeConditions(preconditions)
+    }), deadline())
+  }
+
+  async function putInParts (key: string, parts: AsyncIterable<Buffer>, contentType: string, preconditions: Preconditions | undefined,
+    publish: (complete: () => Promise<void>) => Promise<ObjectMeta>) {
+    const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }), deadline())
+    try {
+      const completed: CompletedPart[] = []
+      const inFlight = new Set<Promise<void>>()
+      let failure: unknown
+      for await (const part of parts) {
+        const PartNumber = completed.length + inFlight.size + 1
+        const upload: Promise<void> = client.send(new UploadPartCommand({
+          Bucket: bucket, Key: key, UploadId, PartNumber, Body: part, ContentLength: part.length
+        }), deadline())
+          .then(({ ETag }) => { completed[PartNumber - 1] = { ETag, PartNumber } }, (error) => { failure ??= error })
+          .finally(() => inFlight.delete(upload))
+        inFlight.add(upload)
+        if (inFlight.size >= PARALLEL_PARTS) await Promise.race(inFlight)
+        if (failure) throw failure
+      }
+      await Promise.all(inFlight)
+      if (failure) throw failure
+      return await publish(async () => {
+        await client.send(new CompleteMultipartUploadCommand({
+          Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: completed }, ...storeConditions(preconditions)
+        }), deadline())
+      })
+    } catch (error) {
+      // A real S3 keeps the parts of an unfinished upload (and bills them) until it is aborted.
+      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId }), deadline()).catch((abortError) => {
+        log?.warn({ err: abortError, uploadId: UploadId }, 'the store refused to abort an unfinished multipart upload')
+      })
+      throw error
+    }
+  }
+
   return {
     head,
+    writeBufferBytes: (PARALLEL_PARTS + 1) * partBytes,
 
     async list (prefix: string, { startAfter, limit }: ListOptions) {
       const answer = await client.send(new ListObjectsV2Command({
@@ -60,39 +202,78 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
         objects: (answer.Contents ?? []).map((object) => ({
           key: object.Key as string,
           size: object.Size ?? 0,
-          lastModified: object.LastModified ?? new Date(0)
+          lastModified: object.LastModified ?? new Date(0),
+          etag: object.ETag ?? '""'
         })),
         isTruncated: answer.IsTruncated === true
       }
     },
 
-    async get (key: string) {
+    async read (key: string, range?: RangeRequest): Promise<ObjectRead | undefined> {
+      if (range && 'suffix' in range && range.suffix === 0) {
+        const current = await head(key)
+        if (!current) return undefined
+        throw new RangeNotSatisfiableError(current.size)
+      }
+      let answer
       try {
-        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), deadline())
-        const body = Buffer.from(await answer.Body!.transformToByteArray())
-        return {
-          key,
-          body,
-          size: body.length,
-          contentType: answer.ContentType ?? 'application/octet-stream',
-          lastModified: answer.LastModified ?? new Date()
-        }
+        answer = await getObject(key, range)
       } catch (error) {
         if (isNotFound(error)) return undefined
+        if (errorName(error) === 'InvalidRange' || statusOf(error) === 416) {
+          const current = await head(key)
+          if (!current) return undefined
+          throw new RangeNotSatisfiableError(current.size)
+        }
         throw error
+      }
+      const served = range && parseContentRange(answer.ContentRange)
+      return {
+        key,
+        size: served?.size ?? answer.ContentLength ?? 0,
+        lastModified: answer.LastModified ?? new Date(),
+        contentType: answer.ContentType ?? 'application/octet-stream',
+        etag: answer.ETag ?? '""',
+        range: served?.range,
+        body: withIdleDeadline(answer.Body as Readable, idleTimeoutMs)
       }
     },
 
-    async put (key: string, body: Buffer, contentType: string) {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType }), deadline())
-      return (await head(key)) ?? { key, size: body.length, lastModified: new Date() }
+    async write (key: string, body: Bytes, { contentType, maxBytes, preconditions, exclusive = directly }: WriteOptions) {
+      const parts = partsOf(limitBytes(body, maxBytes), partBytes)
+      const first = await parts.next()
+      const second = await parts.next()
+      const publish = (store: () => Promise<void>) => exclusive(key, async () => {
+        checkPreconditions(await head(key), preconditions)
+        try {
+          await store()
+        } catch (error) {
+          throw storeRefusal(error)
+        }
+        return (await head(key)) as ObjectMeta
+      })
+      if (second.done) return publish(() => putWhole(key, first.value as Buffer, contentType, preconditions))
+      async function * all () {
+        yield first.value as Buffer
+        yield second.value as Buffer
+        yield * parts
+      }
+      return putInParts(key, all(), contentType, preconditions, publish)
     },
 
-    async delete (key: string) {
-      // S3 deletes are idempotent; the API promises 404 for a missing file, so look first.
-      if (!(await head(key))) return false
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), deadline())
-      return true
+    async delete (key: string, { preconditions, exclusive = directly }: DeleteOptions = {}) {
+      return exclusive(key, async () => {
+        // S3 deletes are idempotent; the API promises 404 for a missing file, so look first.
+        const current = await head(key)
+        if (hasPreconditions(preconditions)) checkPreconditions(current, preconditions)
+        if (!current) return false
+        try {
+          await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key, IfMatch: storeConditions(preconditions).IfMatch }), deadline())
+        } catch (error) {
+          throw storeRefusal(error)
+        }
+        return true
+      })
     },
 
     async check () {

@@ -147,7 +147,7 @@ t.test("a host's own Kysely instance and ObjectStore: migrated and used, and lef
   const { key } = (await host.inject({ url: '/key' })).json()
   const put = await host.inject({ method: 'PUT', url: '/api/files/own.txt', headers: { authorization: `Bearer ${key}` }, payload: { content } })
   t.equal(put.statusCode, 200)
-  t.ok((await store.get('users/own/files/own.txt'))?.body.equals(Buffer.from('hello')), 'written to the store given')
+  t.ok((await getBytes(store, 'users/own/files/own.txt'))?.body.equals(Buffer.from('hello')), 'written to the store given')
   await host.close()
   t.equal((await db.selectFrom('api_keys').select('user_id').execute()).length, 1, 'the host\'s database is still open, and holds the key')
 })

@@ -1,0 +1,31 @@
+import { PostgresAdapter, sql, type Kysely } from 'kysely'
+import type { Exclusive } from '../storage/object-store.js'
+
+// Writers of one key in this process queue here (process-wide, so that two apps in one process
+// share it), so that at most one of them holds a database connection while it waits.
+const tails = new Map<string, Promise<unknown>>()
+
+function inProcess<T> (key: string, work: () => Promise<T>): Promise<T> {
+  const previous = tails.get(key) ?? Promise.resolve()
+  const result = previous.then(work, work)
+  const tail = result.catch(() => {})
+  tails.set(key, tail)
+  void tail.then(() => { if (tails.get(key) === tail) tails.delete(key) })
+  return result
+}
+
+/**
+ * The compare-and-publish step of writes and deletes, one writer of a key at a time. On PostgreSQL
+ * also across instances: a transaction-scoped advisory lock on the key's hash, held only while the
+ * step runs (never while a body uploads), and released by the server if the instance dies. On
+ * SQLite, in this process only: instances that share one SQLite file do not exclude each other.
+ */
+export function createKeyLocks (db: Kysely<any>): Exclusive {
+  const acrossInstances = db.getExecutor().adapter instanceof PostgresAdapter
+  return (key, publish) => inProcess(key, () => acrossInstances
+    ? db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx)
+      return publish()
+    })
+    : publish())
+}

@@ -1,0 +1,92 @@
+// What the file routes, JSON and raw, send about a file and how they read an uploaded body.
+import type { FastifyReply } from 'fastify'
+import type { IncomingMessage } from 'node:http'
+import { Readable } from 'node:stream'
+import { BadRequestError, PayloadTooLargeError } from '../errors.js'
+import type { ObjectMeta, ObjectRead } from '../storage/object-store.js'
+
+/** ETag and Last-Modified, and a cache that must ask again before reusing a copy: files change. */
+export function sendValidators (reply: FastifyReply, file: ObjectMeta) {
+  reply.header('etag', file.etag)
+  reply.header('last-modified', file.lastModified.toUTCString())
+  reply.header('cache-control', 'private, no-cache')
+}
+
+// Types a browser would render as a page or run as a script.
+const ACTIVE_TYPE = /^\s*(text\/html|application\/xhtml\+xml|image\/svg\+xml|[a-z0-9.+-]+\/([a-z0-9.+-]+\+)?xml|text\/xsl|(text|application)\/(x-)?(java|ecma)script|text\/jscript|multipart\/x-mixed-replace)\s*(;|$)/i
+
+/**
+ * The headers of a raw answer. User content shares the API's origin, so it may never run there:
+ * no type sniffing, a sandboxing policy, and active types only as downloads.
+ */
+export function sendRawHeaders (reply: FastifyReply, file: ObjectMeta, path: string) {
+  sendValidators(reply, file)
+  reply.header('content-type', file.contentType)
+  reply.header('accept-ranges', 'bytes')
+  reply.header('x-content-type-options', 'nosniff')
+  reply.header('content-security-policy', "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'")
+  if (ACTIVE_TYPE.test(file.contentType)) {
+    const name = path.slice(path.lastIndexOf('/') + 1)
+    const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+    reply.header('content-disposition', `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`)
+  }
+}
+
+/** The bytes of `file.body` as they go out: 206 with Content-Range for a range, else 200. */
+export function sendBody (reply: FastifyReply, file: ObjectRead) {
+  if (file.range) {
+    const { start, end } = file.range
+    reply.code(206).header('content-range', `bytes ${start}-${end}/${file.size}`).header('content-length', end - start + 1)
+  } else {
+    reply.header('content-length', file.size)
+  }
+  return reply.send(file.body)
+}
+
+// Below this, the JSON answer is built in memory: one string is faster than a stream.
+const WHOLE_JSON_BYTES = 1024 * 1024
+const BASE64_STEP = 3 * 64 * 1024
+
+async function * base64Of (body: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  let carry: Buffer = Buffer.alloc(0)
+  for await (const chunk of body) {
+    const bytes: Buffer = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk
+    const whole = bytes.length - (bytes.length % 3)
+    for (let at = 0; at < whole; at += BASE64_STEP) yield bytes.toString('base64', at, Math.min(at + BASE64_STEP, whole))
+    carry = bytes.subarray(whole)
+  }
+  if (carry.length > 0) yield carry.toString('base64')
+}
+
+/** `{content, contentType}` with the body in base64, encoded as it streams: memory does not follow the file. */
+export async function base64Json (file: ObjectRead): Promise<string | Readable> {
+  const tail = `","contentType":${JSON.stringify(file.contentType)}}`
+  if (file.size <= WHOLE_JSON_BYTES) {
+    const chunks: Buffer[] = []
+    for await (const chunk of file.body) chunks.push(chunk as Buffer)
+    return `{"content":"${Buffer.concat(chunks).toString('base64')}${tail}`
+  }
+  return Readable.from((async function * () {
+    yield '{"content":"'
+    yield * base64Of(file.body)
+    yield tail
+  })(), { objectMode: false })
+}
+
+/**
+ * The request's body as the file's bytes: over `maxBytes` by its declared length, 413 before a byte
+ * is read; a connection that drops or stalls part way (the idle timeout) ends it as a client's
+ * fault, not the store's.
+ */
+export function uploadedBody (request: IncomingMessage, maxBytes: number): AsyncIterable<Buffer> {
+  const declared = request.headers['content-length']
+  if (declared !== undefined && Number(declared) > maxBytes) throw new PayloadTooLargeError(`file is larger than ${maxBytes} bytes`)
+  return (async function * () {
+    try {
+      for await (const chunk of request.iterator({ destroyOnReturn: false })) yield chunk as Buffer
+    } catch (error) {
+      if (request.destroyed || request.readableAborted) throw new BadRequestError('the upload was cut off before its end')
+      throw error
+    }
+  })()
+}

@@ -1,0 +1,128 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { BadRequestError, BusyError } from '../errors.js'
+import { createByteBudget, type ByteBudget } from '../limits.js'
+import { stowageOf } from '../plugins/decorators.js'
+import { isNotModified, parseRange, readConditions, writePreconditions } from '../storage/conditional.js'
+import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
+import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
+import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
+import { FilePathParams, FileWritten, MEDIA_TYPE, RangeHeaders, ReadHeaders, WriteHeaders } from '../schemas/files.js'
+import { describeRawUpload, DOCUMENTED, RAW_FILE_HEADERS } from '../schemas/openapi.js'
+import { sendBody, sendRawHeaders, uploadedBody } from './file-answers.js'
+
+export interface RawRoutesOptions {
+  /** Upload bytes held in memory across the process (shared with the JSON routes). */
+  uploadMemory?: ByteBudget
+}
+
+const mediaType = new RegExp(MEDIA_TYPE)
+
+const binary = (description: string) => ({
+  description,
+  headers: RAW_FILE_HEADERS,
+  content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } }
+})
+const notModified = { 304: { description: 'Your copy is current (If-None-Match / If-Modified-Since)', headers: RAW_FILE_HEADERS, type: 'null' } }
+
+/**
+ * The file itself as the body, streamed both ways, beside the JSON routes: what a browser, curl, a
+ * media player or a sync client uses. Same paths, same authentication, same objects.
+ */
+export const rawRoutes: FastifyPluginAsyncTypebox<RawRoutesOptions> = async (app, { uploadMemory = createByteBudget(DEFAULT_UPLOAD_MEMORY_BYTES) }) => {
+  const { stowageAuthenticate, stowageFiles: files } = stowageOf(app)
+  // The body is the file, read by the route as it arrives: no parser may buffer it.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null))
+  app.addHook('onRequest', stowageAuthenticate)
+
+  app.get('/api/raw/*', {
+    config: DOCUMENTED,
+    exposeHeadRoute: false,
+    schema: {
+      operationId: 'downloadFile',
+      tags: ['files'],
+      summary: 'Read a file as it is, or a range of it',
+      security: CALLER_SECURITY,
+      params: FilePathParams,
+      headers: RangeHeaders,
+      response: {
+        200: binary('The file'),
+        206: { ...binary('The range asked for'), headers: { ...RAW_FILE_HEADERS, 'Content-Range': { type: 'string', description: '`bytes <first>-<last>/<size>`' } } },
+        ...notModified,
+        ...errorResponses(400, 404, 416, ...CALLER_REFUSALS)
+      }
+    }
+  }, async (request, reply) => {
+    const path = request.params['*']
+    const read = await files.read(request.userId, path, { range: parseRange(request.headers.range), ...readConditions(request.headers) })
+    sendRawHeaders(reply, read.file, path)
+    if (read.notModified) return reply.code(304).send()
+    return sendBody(reply, read.file)
+  })
+
+  app.head('/api/raw/*', {
+    config: DOCUMENTED,
+    schema: {
+      operationId: 'describeFile',
+      tags: ['files'],
+      summary: 'The headers a download would have, without the file',
+      security: CALLER_SECURITY,
+      params: FilePathParams,
+      headers: ReadHeaders,
+      response: { 200: { description: 'The file exists', headers: RAW_FILE_HEADERS, type: 'null' }, ...notModified, ...errorResponses(400, 404, ...CALLER_REFUSALS) }
+    }
+  }, async (request, reply) => {
+    const path = request.params['*']
+    const file = await files.head(request.userId, path)
+    sendRawHeaders(reply, file, path)
+    if (isNotModified(file, readConditions(request.headers))) return reply.code(304).send()
+    return reply.header('content-length', file.size).send()
+  })
+
+  app.put('/api/raw/*', {
+    config: { ...DOCUMENTED, swaggerTransform: describeRawUpload, streamedBody: true },
+    schema: {
+      operationId: 'uploadFile',
+      tags: ['files'],
+      summary: 'Create or replace a file with the body as it is, streamed',
+      description: 'Content-Type is the file\'s media type (application/octet-stream when absent). The file is stored whole or not at all.',
+      security: CALLER_SECURITY,
+      params: FilePathParams,
+      headers: WriteHeaders,
+      response: {
+        200: { ...answer('Written whole: what is stored now', Type.Ref(FileWritten)), headers: { ETag: RAW_FILE_HEADERS.ETag } },
+        ...errorResponses(400, 412, 413, ...CALLER_REFUSALS)
+      }
+    }
+  }, async (request, reply) => {
+    const contentType = request.headers['content-type'] ?? DEFAULT_CONTENT_TYPE
+    if (!mediaType.test(contentType) || contentType.length > 255) throw new BadRequestError('Content-Type must be a media type such as text/markdown')
+    const preconditions = writePreconditions(request.headers)
+    const body = uploadedBody(request.raw, files.maxUploadBytes)
+    if (!uploadMemory.take(files.writeBufferBytes)) throw new BusyError('too many uploads in progress, try again shortly')
+    try {
+      const written = await files.write(request.userId, request.params['*'], body, { contentType, preconditions })
+      reply.header('etag', written.etag)
+      return written
+    } finally {
+      uploadMemory.give(files.writeBufferBytes)
+    }
+  })
+
+  app.delete('/api/raw/*', {
+    config: DOCUMENTED,
+    schema: {
+      operationId: 'removeFile',
+      tags: ['files'],
+      summary: 'Delete a file, if it is still the one you know',
+      security: CALLER_SECURITY,
+      params: FilePathParams,
+      headers: WriteHeaders,
+      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 404, 412, ...CALLER_REFUSALS) }
+    }
+  }, async (request, reply) => {
+    await files.delete(request.userId, request.params['*'], writePreconditions(request.headers))
+    return reply.code(204).send(null)
+  })
+}
