@@ -4,6 +4,7 @@ import type { Algorithm } from 'fast-jwt'
 import { trustProxy, type Config } from './config.js'
 import type { StowageDecorators } from './plugins/decorators.js'
 import { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.js'
+import { requestDeadlinePlugin } from './plugins/request-deadline.js'
 import { stowage, type StowageOptions } from './plugins/stowage.js'
 
 export const REDACTED_PATHS = [
@@ -31,13 +32,15 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     trustProxy: config.TRUST_PROXY === undefined ? false : trustProxy(config.TRUST_PROXY),
     // A connection silent this long (a stalled body, an answer nobody reads) is closed.
     connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
-    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    // Off: it would cut off a streamed upload. requestDeadlinePlugin bounds every other body.
+    requestTimeout: 0,
     keepAliveTimeout: config.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     // Node checks the header and request deadlines only this often (30 s by default).
     http: { headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setNotFoundHandler(notFoundHandler)
+  await app.register(requestDeadlinePlugin, { timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS })
   // Called, not registered: the service is the root scope, so its decorators are the app's.
   await stowage(app as unknown as FastifyInstance, stowageOptions(config))
   return app as typeof app & StowageDecorators

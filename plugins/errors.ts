@@ -11,9 +11,14 @@ function sendUnauthorized (reply: FastifyReply) {
 // 503s worth retrying; a service that is not configured is not one of them.
 const RETRY_SOON = new Set(['STOWAGE_ERR_DEPENDENCY_UNAVAILABLE', 'STOWAGE_ERR_BUSY'])
 
+const CLEARER: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be a media type such as text/markdown'
+}
+
 /** One place maps every thrown error to `{error}` and a status; 5xx internals stay in the log. */
 export function errorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const status = error.statusCode ?? 500
+  const message = CLEARER[error.code] ?? error.message
   if (status === 401) return sendUnauthorized(reply)
   if (status >= 500 && status !== 502 && status !== 503) {
     request.log.error({ err: error }, 'request failed')
@@ -25,7 +30,7 @@ export function errorHandler (error: FastifyError, request: FastifyRequest, repl
   if (error instanceof RangeNotSatisfiableError) reply.header('content-range', `bytes */${error.size}`)
   // A refusal before the body was read whole (413, 412, 503): the rest is not worth reading.
   if (!request.raw.complete) closeAfterLinger(request, reply)
-  return reply.code(status).send({ error: error.message })
+  return reply.code(status).send({ error: message })
 }
 
 const LINGER_MS = 2000

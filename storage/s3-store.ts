@@ -7,8 +7,8 @@ import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { Readable } from 'node:stream'
 import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
-  checkPreconditions, directly, hasPreconditions, limitBytes,
-  type Bytes, type DeleteOptions, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type RangeRequest,
+  checkPreconditions, directly, hasPreconditions, limitBytes, resolveRange,
+  type ByteRange, type Bytes, type DeleteOptions, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type RangeRequest,
   type WriteOptions
 } from './object-store.js'
 
@@ -54,8 +54,7 @@ function storeConditions ({ ifMatch, ifNoneMatch }: Preconditions = {}) {
   }
 }
 
-const rangeHeader = (range: RangeRequest) =>
-  'suffix' in range ? `bytes=-${range.suffix}` : `bytes=${range.start}-${range.end ?? ''}`
+const rangeHeader = ({ start, end }: ByteRange) => `bytes=${start}-${Number.isFinite(end) ? end : ''}`
 
 /** `bytes 0-9/100` → the range and the object's size. */
 function parseContentRange (header: string | undefined) {
@@ -81,19 +80,25 @@ async function * partsOf (body: Bytes, partBytes: number): AsyncGenerator<Buffer
   yield Buffer.concat(chunks, held)
 }
 
-/** The body, failed when the store is silent for `idleMs` while it is waited on (a slow reader pauses it freely). */
-function withIdleDeadline (source: Readable, idleMs: number): Readable {
+/**
+ * The body, failed when the store is silent for `idleMs` while it is waited on (a slow reader pauses
+ * it freely), and cut at `length` bytes: a store may serve more of a range than was asked.
+ */
+function guardedBody (source: Readable, idleMs: number, length: number): Readable {
   async function * guarded () {
     const chunks = source[Symbol.asyncIterator]()
+    let left = length
     try {
-      for (;;) {
+      while (left > 0) {
         let timer: NodeJS.Timeout | undefined
         const stalled = new Promise<never>((_resolve, reject) => {
           timer = setTimeout(() => reject(new Error(`the store sent nothing for ${idleMs} ms`)), idleMs)
         })
         const next = await Promise.race([chunks.next(), stalled]).finally(() => clearTimeout(timer))
-        if (next.done) return
-        yield next.value as Buffer
+        if (next.done) throw new Error(`the store ended the body ${left} bytes short`)
+        const chunk = next.value as Buffer
+        yield chunk.length > left ? chunk.subarray(0, left) : chunk
+        left -= chunk.length
       }
     } finally {
       source.destroy()
@@ -140,7 +145,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
   }
 
   /** GetObject, given idleTimeoutMs to answer (a whole-operation deadline would also cut the body). */
-  async function getObject (key: string, range?: RangeRequest) {
+  async function getObject (key: string, range?: ByteRange) {
     const answered = new AbortController()
     const timer = setTimeout(() => answered.abort(new Error(`the store did not answer within ${idleTimeoutMs} ms`)), idleTimeoutMs)
     try {
@@ -209,11 +214,15 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
       }
     },
 
-    async read (key: string, range?: RangeRequest): Promise<ObjectRead | undefined> {
-      if (range && 'suffix' in range && range.suffix === 0) {
+    async read (key: string, request?: RangeRequest): Promise<ObjectRead | undefined> {
+      let range: ByteRange | undefined
+      if (request && 'suffix' in request) {
+        // Sent as a first and last byte: not every S3-compatible store knows suffix ranges.
         const current = await head(key)
         if (!current) return undefined
-        throw new RangeNotSatisfiableError(current.size)
+        range = resolveRange(request, current.size)
+      } else if (request) {
+        range = { start: request.start, end: request.end ?? Infinity }
       }
       let answer
       try {
@@ -227,15 +236,21 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
         }
         throw error
       }
-      const served = range && parseContentRange(answer.ContentRange)
+      const served = parseContentRange(answer.ContentRange)
+      const size = served?.size ?? answer.ContentLength ?? 0
+      if (range && served?.range.start !== range.start) {
+        (answer.Body as Readable | undefined)?.destroy()
+        throw new Error(`the store answered ${answer.ContentRange ?? 'the whole object'} for bytes ${range.start}-${range.end}`)
+      }
+      if (range) range = { start: range.start, end: Math.min(range.end, size - 1) }
       return {
         key,
-        size: served?.size ?? answer.ContentLength ?? 0,
+        size,
         lastModified: answer.LastModified ?? new Date(),
         contentType: answer.ContentType ?? 'application/octet-stream',
         etag: answer.ETag ?? '""',
-        range: served?.range,
-        body: withIdleDeadline(answer.Body as Readable, idleTimeoutMs)
+        range,
+        body: guardedBody(answer.Body as Readable, idleTimeoutMs, range ? range.end - range.start + 1 : size)
       }
     },
 

@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import { getBytes } from './helpers/store.js'
 import fastifySwagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Kysely } from 'kysely'
