@@ -32,6 +32,7 @@ export interface S3StoreOptions {
 export const DEFAULT_PART_BYTES = 8 * 1024 * 1024
 // Parts uploaded at once; one more fills meanwhile.
 const PARALLEL_PARTS = 2
+const PART_BUFFERS = PARALLEL_PARTS + 1
 
 const errorName = (error: unknown) => (error as { name?: string }).name ?? ''
 const statusOf = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
@@ -62,22 +63,32 @@ function parseContentRange (header: string | undefined) {
   return match ? { range: { start: Number(match[1]), end: Number(match[2]) }, size: Number(match[3]) } : undefined
 }
 
-/** The body, re-cut into parts of exactly `partBytes`; the last holds the rest (up to `partBytes`). */
+/**
+ * The body, re-cut into parts of exactly `partBytes` (the last holds the rest, and is empty only for
+ * an empty body). Parts are copied into PART_BUFFERS buffers used in turn, so memory stays flat
+ * however large the body: the caller is done with a part before the one after next is taken.
+ */
 async function * partsOf (body: Bytes, partBytes: number): AsyncGenerator<Buffer> {
-  let chunks: Buffer[] = []
-  let held = 0
+  const buffers: Buffer[] = []
+  let turn = 0
+  let part: Buffer | undefined
+  let filled = 0
   for await (const chunk of body) {
-    chunks.push(chunk)
-    held += chunk.length
-    // A part goes once more than a part is held, so that the last part is never empty.
-    while (held > partBytes) {
-      const whole = Buffer.concat(chunks, held)
-      yield whole.subarray(0, partBytes)
-      chunks = [whole.subarray(partBytes)]
-      held -= partBytes
+    for (let at = 0; at < chunk.length;) {
+      // A full part goes only once more bytes come, so that the last part is never empty.
+      if (part && filled === partBytes) {
+        yield part
+        turn = (turn + 1) % PART_BUFFERS
+        part = undefined
+        filled = 0
+      }
+      part ??= buffers[turn] ??= Buffer.allocUnsafe(partBytes)
+      const copied = chunk.copy(part, filled, at)
+      filled += copied
+      at += copied
     }
   }
-  yield Buffer.concat(chunks, held)
+  yield part ? part.subarray(0, filled) : Buffer.alloc(0)
 }
 
 /**
@@ -166,17 +177,16 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }), deadline())
     try {
       const completed: CompletedPart[] = []
-      const inFlight = new Set<Promise<void>>()
+      // Oldest first: the part buffers are used in turn (partsOf), so the oldest must be done first.
+      const inFlight: Array<Promise<void>> = []
       let failure: unknown
+      let PartNumber = 0
       for await (const part of parts) {
-        const PartNumber = completed.length + inFlight.size + 1
-        const upload: Promise<void> = client.send(new UploadPartCommand({
-          Bucket: bucket, Key: key, UploadId, PartNumber, Body: part, ContentLength: part.length
-        }), deadline())
-          .then(({ ETag }) => { completed[PartNumber - 1] = { ETag, PartNumber } }, (error) => { failure ??= error })
-          .finally(() => inFlight.delete(upload))
-        inFlight.add(upload)
-        if (inFlight.size >= PARALLEL_PARTS) await Promise.race(inFlight)
+        const number = ++PartNumber
+        inFlight.push(client.send(new UploadPartCommand({
+          Bucket: bucket, Key: key, UploadId, PartNumber: number, Body: part, ContentLength: part.length
+        }), deadline()).then(({ ETag }) => { completed[number - 1] = { ETag, PartNumber: number } }, (error) => { failure ??= error }))
+        if (inFlight.length >= PARALLEL_PARTS) await inFlight.shift()
         if (failure) throw failure
       }
       await Promise.all(inFlight)
@@ -197,7 +207,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
 
   return {
     head,
-    writeBufferBytes: (PARALLEL_PARTS + 1) * partBytes,
+    writeBufferBytes: PART_BUFFERS * partBytes,
 
     async list (prefix: string, { startAfter, limit }: ListOptions) {
       const answer = await client.send(new ListObjectsV2Command({

@@ -1,0 +1,166 @@
+import t, { type Test } from 'tap'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createTestDatabase } from './helpers/db.js'
+import { createKeyIn } from './helpers/keys.js'
+import { startS3Server, TEST_S3_CREDENTIALS, type S3Server } from './helpers/s3.js'
+import { startServerProcess, type ServerProcess } from './helpers/server.js'
+import { generatedFile, getStream, putStream, sampleRss, sha256Of } from './helpers/streams.js'
+import { timed, waitFor } from './helpers/wait.js'
+
+// The server runs in a process of its own, over real sockets: its memory is measured, and the
+// limits that live in Node's HTTP server are the real ones.
+const MIB = 1024 * 1024
+const UPLOAD_MEMORY_BYTES = 32 * MIB
+
+const s3 = await startS3Server()
+t.teardown(() => s3.close())
+
+async function serve (t: Test, driver: 'fs' | 's3', env: Record<string, string> = {}, store: S3Server = s3) {
+  const database = await createTestDatabase({ shared: true })
+  const storageDir = await mkdtemp(join(tmpdir(), 'stowage-stream-'))
+  const key = await createKeyIn(database.url)
+  const server = await startServerProcess({
+    DATABASE_URL: database.url,
+    STORAGE_DRIVER: driver,
+    STORAGE_DIR: storageDir,
+    S3_ENDPOINT: store.endpoint,
+    S3_BUCKET: store.bucket,
+    S3_FORCE_PATH_STYLE: 'true',
+    AWS_ACCESS_KEY_ID: TEST_S3_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: TEST_S3_CREDENTIALS.secretAccessKey,
+    UPLOAD_MEMORY_BYTES: String(UPLOAD_MEMORY_BYTES),
+    ...env
+  })
+  t.teardown(async () => {
+    await stop(server)
+    await database.drop()
+    await rm(storageDir, { recursive: true, force: true })
+  })
+  const port = Number(new URL(server.url).port)
+  const target = (path: string) => ({ port, path: `/api/raw/${path}`, headers: { authorization: `Bearer ${key}` } })
+  const alive = async () => (await fetch(`${server.url}/health?probe=live`)).status === 200
+  return { server, port, key, storageDir, target, alive }
+}
+
+async function stop (server: ServerProcess) {
+  if (server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGKILL')
+    await server.exited
+  }
+}
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: a file far larger than UPLOAD_MEMORY_BYTES goes up and down whole, and the server's memory does not follow its size`, async (t) => {
+    const { server, target } = await serve(t, driver)
+    const mib = 200
+    const expected = sha256Of(generatedFile(mib))
+    await putStream(target('warm-up.bin'), generatedFile(1), MIB)
+    await getStream(target('warm-up.bin'))
+
+    const upload = sampleRss(server.child.pid!)
+    const put = await putStream(target('big.bin'), generatedFile(mib), mib * MIB)
+    const up = upload.stop()
+    t.equal(put.status, 200, put.body)
+    t.match(JSON.parse(put.body), { key: 'big.bin', size: mib * MIB })
+
+    const download = sampleRss(server.child.pid!)
+    const got = await getStream(target('big.bin'))
+    const down = download.stop()
+    t.equal(got.status, 200)
+    t.equal(got.bytes, mib * MIB)
+    t.equal(got.sha256, expected, 'byte-identical (SHA-256)')
+    t.equal(got.headers.etag, JSON.parse(put.body).etag)
+
+    // A buffered file would add at least its own 200 MiB; the budget of npm run bench is 128 MiB for 1 GiB.
+    for (const [what, { growthBytes }] of [['upload', up], ['download', down]] as const) {
+      t.ok(growthBytes < 150 * MIB, `${what}: RSS grew by ${(growthBytes / MIB).toFixed(1)} MiB for a ${mib} MiB file`)
+    }
+  })
+
+  t.test(`${driver}: a client that disconnects half-way leaves the old file intact, and the service serving`, async (t) => {
+    const { target, alive, storageDir, port, key } = await serve(t, driver)
+    t.equal((await putStream(target('kept.bin'), [Buffer.from('the old version')], 15)).status, 200)
+    const socket = connect(port, '127.0.0.1')
+    await new Promise((resolve) => socket.once('connect', resolve))
+    socket.on('error', () => {})
+    socket.write(`PUT /api/raw/kept.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${64 * MIB}\r\n\r\n`)
+    for (const chunk of generatedFile(32)) {
+      if (!socket.write(chunk)) await new Promise((resolve) => socket.once('drain', resolve))
+    }
+    socket.destroy()
+    const read = await getStream(target('kept.bin'))
+    t.equal(read.status, 200)
+    t.equal(read.sha256, sha256Of([Buffer.from('the old version')]), 'the old file, whole')
+    t.ok(await alive())
+    if (driver === 'fs') {
+      await waitFor(async () => (await readdir(join(storageDir, '.tmp'))).length === 0, { what: 'the partial upload to be removed' })
+      t.pass('no partial upload is left behind')
+    }
+  })
+
+  t.test(`${driver}: a client that stalls mid-upload is cut off at HTTP_IDLE_TIMEOUT_MS; the old file stays`, async (t) => {
+    const { target, alive, port, key } = await serve(t, driver, { HTTP_IDLE_TIMEOUT_MS: '1000' })
+    t.equal((await putStream(target('stalled.bin'), [Buffer.from('old')], 3)).status, 200)
+    const socket = connect(port, '127.0.0.1')
+    socket.on('error', () => {})
+    const closed = new Promise((resolve) => socket.once('close', resolve))
+    socket.write(`PUT /api/raw/stalled.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${16 * MIB}\r\n\r\n`)
+    socket.write(Buffer.alloc(MIB))
+    const { ms } = await timed(() => closed)
+    t.ok(ms < 15_000, `closed after ${Math.round(ms)} ms`)
+    const read = await getStream(target('stalled.bin'))
+    t.equal(read.sha256, sha256Of([Buffer.from('old')]))
+    t.ok(await alive())
+  })
+
+  t.test(`${driver}: a long upload is not cut off by HTTP_REQUEST_TIMEOUT_MS, which bounds only bodies that are not streamed`, async (t) => {
+    const { target, port, key } = await serve(t, driver, { HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1000' })
+    const socket = connect(port, '127.0.0.1')
+    socket.on('error', () => {})
+    let answer = ''
+    socket.on('data', (chunk) => { answer += chunk })
+    socket.write(`PUT /api/raw/slow.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: 30\r\n\r\n`)
+    // 30 bytes over about 3 s, three times the whole-request deadline.
+    for (let i = 0; i < 30; i++) {
+      socket.write('x')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    await waitFor(() => answer.includes('\r\n\r\n{'), { what: 'the answer' })
+    t.match(answer, /^HTTP\/1\.1 200 /)
+    socket.destroy()
+    t.equal((await getStream(target('slow.bin'))).bytes, 30)
+  })
+}
+
+t.test('s3: a store paused mid-download cuts the answer off within S3_IDLE_TIMEOUT_MS; one paused before is 503 in seconds', async (t) => {
+  const own = await startS3Server()
+  t.teardown(() => own.close())
+  const { target, alive, server } = await serve(t, 's3', { S3_IDLE_TIMEOUT_MS: '1000', S3_TIMEOUT_MS: '15000' }, own)
+  t.equal((await putStream(target('movie.bin'), generatedFile(64), 64 * MIB)).status, 200)
+  t.equal((await putStream(target('tiny.txt'), [Buffer.from('tiny')], 4)).status, 200)
+
+  const cutOff = await new Promise<{ bytes: number, ms: number }>((resolve, reject) => {
+    const started = performance.now()
+    let bytes = 0
+    import('node:http').then(({ request }) => request({ ...target('movie.bin'), host: '127.0.0.1' }, (res) => {
+      res.once('data', () => { own.pause() })
+      // A slow reader: the store's socket fills, so the pause is met while data is awaited.
+      res.on('data', (chunk: Buffer) => { bytes += chunk.length })
+      const done = () => resolve({ bytes, ms: performance.now() - started })
+      res.once('aborted', done).once('error', done).once('end', done)
+    }).on('error', reject).end())
+  })
+  t.ok(cutOff.bytes < 64 * MIB, `cut off after ${cutOff.bytes} bytes`)
+  t.ok(cutOff.ms < 15_000, `within ${Math.round(cutOff.ms)} ms`)
+
+  const { result: small, ms } = await timed(() => fetch(`${server.url}/api/raw/tiny.txt`, { headers: target('tiny.txt').headers }))
+  t.equal(small.status, 503)
+  t.equal(small.headers.get('retry-after'), '5')
+  t.ok(ms < 5000, `a small GET answered 503 in ${Math.round(ms)} ms, not after S3_TIMEOUT_MS`)
+  t.ok(await alive())
+  own.resume()
+  await waitFor(async () => (await fetch(`${server.url}/api/raw/tiny.txt`, { headers: target('tiny.txt').headers })).status === 200, { what: 'recovery' })
+})
