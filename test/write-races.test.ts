@@ -1,0 +1,79 @@
+import t, { type Test } from 'tap'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createTestDatabase } from './helpers/db.js'
+import { createKeyIn } from './helpers/keys.js'
+import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
+import { startServerProcess, type ServerProcess } from './helpers/server.js'
+
+// Two server processes on one database and one store, as two instances behind a load balancer.
+// Across processes only PostgreSQL's advisory locks keep writers apart: instances sharing a SQLite
+// file do not exclude each other (README), so this runs with TEST_DATABASE_URL.
+const skip = process.env.TEST_DATABASE_URL ? false : 'needs TEST_DATABASE_URL (PostgreSQL): SQLite excludes writers in one process only'
+
+const s3 = skip ? undefined : await startS3Server()
+t.teardown(() => s3?.close())
+
+async function twoInstances (t: Test, driver: 'fs' | 's3') {
+  const database = await createTestDatabase({ shared: true })
+  const storageDir = await mkdtemp(join(tmpdir(), 'stowage-races-'))
+  const key = await createKeyIn(database.url)
+  const env = {
+    DATABASE_URL: database.url,
+    STORAGE_DRIVER: driver,
+    STORAGE_DIR: storageDir,
+    S3_ENDPOINT: s3!.endpoint,
+    S3_BUCKET: s3!.bucket,
+    S3_FORCE_PATH_STYLE: 'true',
+    AWS_ACCESS_KEY_ID: TEST_S3_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: TEST_S3_CREDENTIALS.secretAccessKey,
+    LOG_LEVEL: 'warn'
+  }
+  const servers = await Promise.all([startServerProcess(env), startServerProcess(env)])
+  t.teardown(async () => {
+    await Promise.all(servers.map(stop))
+    await database.drop()
+    await rm(storageDir, { recursive: true, force: true })
+  })
+  const request = (instance: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer) =>
+    fetch(`${servers[instance % 2].url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, body })
+  return { request }
+}
+
+async function stop (server: ServerProcess) {
+  if (server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGKILL')
+    await server.exited
+  }
+}
+
+const WRITERS = 10
+// Large enough that the writers' bodies are still arriving while the first ones publish.
+const body = (i: number) => Buffer.alloc(256 * 1024, String(i))
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: across two instances, of writers holding one ETag exactly one wins, and of If-None-Match: * creators exactly one`, { skip }, async (t) => {
+    const { request } = await twoInstances(t, driver)
+    const first = await request(0, 'PUT', '/api/raw/shared.txt', {}, 'start')
+    const etag = first.headers.get('etag')!
+    const raced = await Promise.all(Array.from({ length: WRITERS }, (_, i) => request(i, 'PUT', '/api/raw/shared.txt', { 'if-match': etag }, body(i))))
+    t.same(raced.map((answer) => answer.status).filter((status) => status === 200).length, 1, 'one If-Match writer won')
+    t.same(raced.filter((answer) => answer.status !== 200).map((answer) => answer.status), Array(WRITERS - 1).fill(412))
+    const winner = raced.findIndex((answer) => answer.status === 200)
+    const stored = await request(1, 'GET', '/api/raw/shared.txt')
+    t.same(Buffer.from(await stored.arrayBuffer()), body(winner), 'the winner\'s body is stored, whole')
+
+    const json = (i: number) => JSON.stringify({ content: body(i).toString('base64') })
+    const created = await Promise.all(Array.from({ length: WRITERS }, (_, i) =>
+      i % 2 === 0
+        ? request(i, 'PUT', '/api/raw/new.txt', { 'if-none-match': '*' }, body(i))
+        : request(i, 'PUT', '/api/files/new.txt', { 'if-none-match': '*', 'content-type': 'application/json' }, json(i))))
+    t.same(created.filter((answer) => answer.status === 200).length, 1, 'one creator won, raw and JSON alike')
+    t.same(created.filter((answer) => answer.status !== 200).map((answer) => answer.status), Array(WRITERS - 1).fill(412))
+
+    const current = (await request(0, 'HEAD', '/api/raw/new.txt')).headers.get('etag')!
+    const deletes = await Promise.all([0, 1, 2, 3].map((i) => request(i, 'DELETE', '/api/raw/new.txt', { 'if-match': current })))
+    t.same(deletes.map((answer) => answer.status).sort(), [204, 412, 412, 412], 'one conditional delete wins')
+  })
+}
