@@ -1,9 +1,11 @@
 import t from 'tap'
-import { mkdir, mkdtemp, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createFsStore } from '../storage/fs-store.js'
-import type { ObjectStore } from '../storage/object-store.js'
+import { createKeyLocks } from '../db/key-locks.js'
+import { openDatabase } from '../db/dialect.js'
+import type { ObjectRead, ObjectStore } from '../storage/object-store.js'
 import { createS3Store } from '../storage/s3-store.js'
 import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
 import { getBytes, putBytes } from './helpers/store.js'
@@ -12,11 +14,29 @@ const s3 = await startS3Server()
 const fsDir = await mkdtemp(join(tmpdir(), 'stowage-contract-'))
 t.teardown(async () => { await s3.close(); await rm(fsDir, { recursive: true, force: true }) })
 
+const MIB = 1024 * 1024
+const warnings: string[] = []
 const drivers: Record<string, () => ObjectStore> = {
   fs: () => createFsStore(fsDir),
+  // Parts of 5 MiB, S3's least, so that a few MiB take the multipart path.
   s3: () => createS3Store({
-    bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: TEST_S3_CREDENTIALS
+    bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: TEST_S3_CREDENTIALS,
+    partBytes: 5 * MIB, log: { warn: (_details, message) => { warnings.push(message) } }
   })
+}
+
+async function * failingAfter (chunks: Buffer[]): AsyncGenerator<Buffer> {
+  yield * chunks
+  throw new Error('the client went away')
+}
+
+/** Matches a Stowage error of this status (and fields). */
+const refused = (statusCode: number, fields: object = {}) => ({ statusCode, ...fields }) as unknown as Error
+
+const text = async (read: ObjectRead | undefined) => {
+  const chunks: Buffer[] = []
+  for await (const chunk of read!.body) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString()
 }
 
 // One contract, both drivers.
@@ -73,6 +93,87 @@ for (const [name, create] of Object.entries(drivers)) {
       const partial = await store.list(prefix + 'a', { limit: 100 })
       t.same(partial.objects.map((o) => o.key.slice(prefix.length)), ['a/b', 'a0'], 'a prefix may end inside a name')
       t.same((await store.list(base + 'nothing-here/', { limit: 10 })).objects, [])
+    })
+
+    t.test('every object has a strong, quoted ETag: the same from head, list and read, changed by new content', async (t) => {
+      const written = await putBytes(store, base + 'etag.txt', Buffer.from('one'), 'text/plain')
+      t.match(written.etag, /^"[^"]+"$/)
+      t.equal((await store.head(base + 'etag.txt'))?.etag, written.etag)
+      t.equal((await store.list(base + 'etag', { limit: 10 })).objects[0].etag, written.etag)
+      t.equal((await getBytes(store, base + 'etag.txt'))?.etag, written.etag)
+      t.equal((await store.head(base + 'etag.txt'))?.contentType, 'text/plain')
+      const changed = await putBytes(store, base + 'etag.txt', Buffer.from('two'), 'text/plain')
+      t.not(changed.etag, written.etag)
+    })
+
+    t.test('a range reads only its bytes: first and last, open-ended, suffix, clamped; past the end is 416', async (t) => {
+      await putBytes(store, base + 'range.txt', Buffer.from('0123456789'), 'text/plain')
+      const cases: Array<[Parameters<ObjectStore['read']>[1], string, [number, number]]> = [
+        [{ start: 0, end: 0 }, '0', [0, 0]], [{ start: 9, end: 9 }, '9', [9, 9]], [{ start: 7 }, '789', [7, 9]],
+        [{ suffix: 3 }, '789', [7, 9]], [{ suffix: 50 }, '0123456789', [0, 9]], [{ start: 8, end: 100 }, '89', [8, 9]]
+      ]
+      for (const [range, expected, [start, end]] of cases) {
+        const read = await store.read(base + 'range.txt', range)
+        t.same(read?.range, { start, end }, JSON.stringify(range))
+        t.equal(read?.size, 10)
+        t.equal(await text(read), expected, JSON.stringify(range))
+      }
+      for (const range of [{ start: 10 }, { suffix: 0 }]) {
+        await t.rejects(store.read(base + 'range.txt', range), refused(416, { size: 10 }), JSON.stringify(range))
+      }
+      t.equal(await store.read(base + 'no-such-range', { start: 0 }), undefined)
+    })
+
+    t.test('preconditions are checked when the object is published; failing, they change nothing', async (t) => {
+      const key = base + 'guarded.txt'
+      const { etag } = await putBytes(store, key, Buffer.from('kept'), 'text/plain')
+      const write = (preconditions: object, body = 'changed') =>
+        store.write(key, [Buffer.from(body)], { contentType: 'text/plain', maxBytes: 100, preconditions })
+      await t.rejects(write({ ifMatch: ['"stale"'] }), refused(412))
+      await t.rejects(write({ ifNoneMatch: ['*'] }), refused(412))
+      await t.rejects(store.delete(key, { preconditions: { ifMatch: ['"stale"'] } }), refused(412))
+      t.equal((await getBytes(store, key))?.body.toString(), 'kept')
+      const next = await write({ ifMatch: [etag] }, 'next')
+      t.equal((await getBytes(store, key))?.body.toString(), 'next')
+      t.equal(await store.delete(key, { preconditions: { ifMatch: [next.etag] } }), true)
+      await t.rejects(write({ ifMatch: ['*'] }), refused(412), 'If-Match: * needs an object')
+      t.equal((await write({ ifNoneMatch: ['*'] }, 'created')).size, 7)
+    })
+
+    t.test('with a key lock, of concurrent writers holding one ETag exactly one publishes', async (t) => {
+      const db = openDatabase('sqlite::memory:')
+      t.teardown(() => db.destroy())
+      const exclusive = createKeyLocks(db)
+      const key = base + 'locked.txt'
+      const { etag } = await putBytes(store, key, Buffer.from('start'), 'text/plain')
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, (_, i) =>
+        store.write(key, [Buffer.alloc(64 * 1024, String(i))], { contentType: 'text/plain', maxBytes: MIB, preconditions: { ifMatch: [etag] }, exclusive })))
+      t.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, 1)
+      t.ok(outcomes.every((outcome) => outcome.status === 'fulfilled' || (outcome.reason as { statusCode: number }).statusCode === 412))
+    })
+
+    t.test('over maxBytes the write fails with 413 and the old object stays', async (t) => {
+      const key = base + 'bounded.bin'
+      await putBytes(store, key, Buffer.from('old'), 'application/octet-stream')
+      await t.rejects(store.write(key, [Buffer.alloc(600), Buffer.alloc(600)], { contentType: 'application/octet-stream', maxBytes: 1000 }), refused(413))
+      t.equal((await getBytes(store, key))?.body.toString(), 'old')
+    })
+
+    t.test('a body that fails part way, in one part or in several, leaves the old object whole', async (t) => {
+      const key = base + 'interrupted.bin'
+      await putBytes(store, key, Buffer.from('old'), 'application/octet-stream')
+      for (const chunks of [[Buffer.alloc(1000)], Array.from({ length: 12 }, () => Buffer.alloc(MIB, 'y'))]) {
+        await t.rejects(store.write(key, failingAfter(chunks), { contentType: 'application/octet-stream', maxBytes: 100 * MIB }), /went away/)
+        t.equal((await getBytes(store, key))?.body.toString(), 'old')
+      }
+      if (name === 's3') t.ok(warnings.some((message) => /abort/.test(message)), 's3rver refuses AbortMultipartUpload (405): logged, survived')
+    })
+
+    t.test('a body of several parts round-trips byte for byte', async (t) => {
+      const chunks = Array.from({ length: 23 }, (_, i) => Buffer.alloc(512 * 1024, i))
+      const written = await store.write(base + 'parts.bin', chunks, { contentType: 'application/octet-stream', maxBytes: 100 * MIB })
+      t.equal(written.size, 23 * 512 * 1024)
+      t.same((await getBytes(store, base + 'parts.bin'))?.body, Buffer.concat(chunks))
     })
 
     // s3rver writes an object straight into its final file, so concurrent PUTs of one key can mix
@@ -136,6 +237,25 @@ t.test('fs driver: open() upgrades version-1 objects and sweeps stale temporary 
   ])
   t.same((await readdir(join(dir, 'users.d', 'alice.d', 'files.d'))).sort(), ['bare.bin.o', 'old.md.o'], 'no version-1 file is left')
   t.same(await readdir(join(dir, '.tmp')), ['another-instance-writing'], 'only the stale temporary file is swept')
+})
+
+t.test('fs driver: an object written before ETags gets one on first need, kept in its header without changing its time', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'stowage-etag-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const store = createFsStore(dir)
+  await store.open!()
+  await mkdir(join(dir, 'users.d', 'alice.d', 'files.d'), { recursive: true })
+  // The layout of the previous release: the content type, then spaces to 256 bytes, then the body.
+  const file = join(dir, 'users.d', 'alice.d', 'files.d', 'old.md.o')
+  await writeFile(file, Buffer.concat([Buffer.from('text/markdown\n'.padEnd(256, ' ')), Buffer.from('hello')]))
+  const dayAgo = new Date(Date.now() - 86_400_000)
+  await utimes(file, dayAgo, dayAgo)
+  const head = await store.head('users/alice/files/old.md')
+  t.equal(head?.etag, '"5d41402abc4b2a76b9719d911017c592"', 'the MD5 of the body, as S3 gives')
+  t.equal(head?.contentType, 'text/markdown')
+  t.equal((await readFile(file)).toString('latin1', 221, 256), '"5d41402abc4b2a76b9719d911017c592"\n', 'kept in the header')
+  t.equal((await stat(file)).mtime.getTime(), dayAgo.getTime(), 'last-modified unchanged')
+  t.equal((await getBytes(store, 'users/alice/files/old.md'))?.body.toString(), 'hello')
 })
 
 t.test('fs driver: objects are 0600 and folders 0700, whatever the umask', async (t) => {

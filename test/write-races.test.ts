@@ -36,8 +36,8 @@ async function twoInstances (t: Test, driver: 'fs' | 's3') {
     await database.drop()
     await rm(storageDir, { recursive: true, force: true })
   })
-  const request = (instance: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer) =>
-    fetch(`${servers[instance % 2].url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, body })
+  const request = (instance: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Uint8Array) =>
+    fetch(`${servers[instance % 2].url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, body: body as BodyInit | undefined })
   return { request }
 }
 
