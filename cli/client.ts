@@ -1,13 +1,16 @@
-import { createReadStream } from 'node:fs'
-import { stat, writeFile } from 'node:fs/promises'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { once } from 'node:events'
 import { extname } from 'node:path'
 import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import type { AwsCredentials } from '../identity/aws-signing.js'
 import { checkFilePath, checkPrefix } from '../storage/paths.js'
 import { readSettings, writeSettings, type ClientSettings } from './config-file.js'
 import { UsageError, type CliIo } from './io.js'
-import { DEFAULT_REGION, LARGEST_MAX_FILE_BYTES } from '../defaults.js'
+import { createProgress } from './progress.js'
+import { DEFAULT_REGION } from '../defaults.js'
 
 export interface AwsCredentialSource { (): Promise<AwsCredentials & { expiration?: Date }> }
 
@@ -86,39 +89,29 @@ async function streamRequest (url: string, headers: Record<string, string>, body
   })
 }
 
-/** The JSON body of an upload, streamed from the file and encoded on the way: the file is never
- *  read whole, and the length is known before sending. */
-async function uploadBody (local: string, contentType: string) {
-  const size = (await stat(local)).size
-  if (size > LARGEST_MAX_FILE_BYTES) {
-    throw new RequestFailed(`${local} is ${size} bytes; no Stowage server takes files over ${LARGEST_MAX_FILE_BYTES} bytes`)
-  }
-  const head = Buffer.from('{"content":"')
-  const tail = Buffer.from(`","contentType":${JSON.stringify(contentType)}}`)
-  async function * encode () {
-    yield head
-    let read = 0
-    let rest: Buffer = Buffer.alloc(0)
-    // Never more than the declared length, even if the file grows meanwhile.
-    const file = size === 0 ? [] : createReadStream(local, { start: 0, end: size - 1 }) as AsyncIterable<Buffer>
+/** The file as it is read, counted for the progress line; never more than `size` bytes, and an
+ *  error if it shrinks meanwhile (the server would wait for the rest). */
+function fileBody (local: string, size: number, onBytes: (n: number) => void): Readable {
+  async function * read () {
+    let sent = 0
+    const file = size === 0 ? [] : createReadStream(local, { start: 0, end: size - 1, highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>
     for await (const chunk of file) {
-      read += chunk.length
-      const data = rest.length === 0 ? chunk : Buffer.concat([rest, chunk])
-      const whole = data.length - data.length % 3
-      yield Buffer.from(data.subarray(0, whole).toString('base64'))
-      rest = data.subarray(whole)
+      sent += chunk.length
+      onBytes(chunk.length)
+      yield chunk
     }
-    if (read !== size) throw new RequestFailed(`${local} changed while it was being sent; nothing was written`)
-    yield Buffer.from(rest.toString('base64'))
-    yield tail
+    if (sent !== size) throw new RequestFailed(`${local} changed while it was being sent; nothing was written`)
   }
-  return { length: head.length + Math.ceil(size / 3) * 4 + tail.length, stream: Readable.from(encode()) }
+  return Readable.from(read())
 }
+
+/** An ETag as the server sends it: quoted. `ls --long` shows them quoted, but a pasted one may not be. */
+const quotedEtag = (etag: string) => /^(W\/)?".*"$/.test(etag) ? etag : `"${etag}"`
 
 function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSource) {
   // Joined, not resolved: a base URL with a path (https://host/stowage) keeps it.
   const base = settings.url.replace(/\/+$/, '')
-  const reach = async (send: () => Promise<Answer>) => {
+  const reach = async <T>(send: () => Promise<T>): Promise<T> => {
     try {
       return await send()
     } catch (error) {
@@ -139,6 +132,10 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
     if (status < 200 || status > 299) throw new RequestFailed(`${status}: ${parsed?.error ?? statusText}`)
     return parsed
   }
+  /** Throws what a refusal that came as a fetch Response says. */
+  const refused = async (answer: Response) => interpret({
+    status: answer.status, statusText: answer.statusText, contentType: answer.headers.get('content-type'), text: await answer.text()
+  })
   return {
     async call (method: string, path: string, body?: unknown): Promise<any> {
       const headers = await authHeaders(settings, awsCredentials)
@@ -148,10 +145,68 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
         return { status: response.status, statusText: response.statusText, contentType: response.headers.get('content-type'), text: await response.text() }
       }))
     },
-    async upload (path: string, local: string, contentType: string): Promise<any> {
-      const body = await uploadBody(local, contentType)
-      const headers = { ...await authHeaders(settings, awsCredentials), 'content-type': 'application/json', 'content-length': String(body.length) }
-      return interpret(await reach(() => streamRequest(base + path, headers, body.stream)))
+    /** PUT /api/raw: the file streamed from disk with its length declared, so that a 413 or 412
+     *  arrives before the file is sent. */
+    async upload (path: string, local: string, contentType: string, conditions: Record<string, string>, io: CliIo, quiet: boolean): Promise<any> {
+      const { size } = await stat(local)
+      const progress = createProgress(io, `put ${local}`, size, { quiet })
+      const headers = { ...await authHeaders(settings, awsCredentials), ...conditions, 'content-type': contentType, 'content-length': String(size) }
+      const written = interpret(await reach(() => streamRequest(base + path, headers, fileBody(local, size, progress.advance))))
+      progress.finish()
+      return written
+    },
+
+    /**
+     * GET /api/raw into `output`, through `output.part`: an interrupted download continues from
+     * where it stopped, if the file is still the one it began (If-Range with the ETag kept beside
+     * the part); else it starts again.
+     */
+    async download (path: string, output: string, io: CliIo, quiet: boolean) {
+      const partial = `${output}.part`
+      const etagFile = `${partial}.etag`
+      const have = await stat(partial).then((s) => s.size, () => 0)
+      const etag = have > 0 ? await readFile(etagFile, 'utf8').catch(() => undefined) : undefined
+      const headers: Record<string, string> = await authHeaders(settings, awsCredentials)
+      if (etag) Object.assign(headers, { range: `bytes=${have}-`, 'if-range': etag })
+      const answer = await reach(() => fetch(base + path, { headers }))
+      if (answer.status === 416 && etag) {
+        // The part is already whole: the file was fully read before the rename was missed.
+        await answer.body?.cancel()
+        await rename(partial, output)
+        await rm(etagFile, { force: true })
+        return { size: have, resumed: true, contentType: undefined }
+      }
+      if (answer.status !== 200 && answer.status !== 206) await refused(answer)
+      const resumed = answer.status === 206
+      const start = resumed ? have : 0
+      const total = start + Number(answer.headers.get('content-length') ?? 0)
+      await writeFile(etagFile, answer.headers.get('etag') ?? '')
+      const progress = createProgress(io, `get ${path}`, total, { quiet, already: start })
+      const counted = Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream<Uint8Array>)
+      counted.on('data', (chunk: Buffer) => progress.advance(chunk.length))
+      try {
+        await pipeline(counted, createWriteStream(partial, { flags: resumed ? 'a' : 'w', mode: 0o600 }))
+      } catch (error) {
+        throw new RequestFailed(`the download stopped (${causeOf(error)}); run the same command again to continue`)
+      }
+      progress.finish()
+      const size = (await stat(partial)).size
+      if (size !== total) throw new RequestFailed(`the download stopped at ${size} of ${total} bytes; run the same command again to continue`)
+      await rename(partial, output)
+      await rm(etagFile, { force: true })
+      return { size, resumed, contentType: answer.headers.get('content-type') ?? undefined }
+    },
+
+    /** GET /api/raw to standard output, as it arrives. */
+    async stream (path: string, io: CliIo) {
+      const headers = await authHeaders(settings, awsCredentials)
+      const answer = await reach(() => fetch(base + path, { headers }))
+      if (answer.status !== 200) await refused(answer)
+      // Standard output is a stream with backpressure in the command, a plain sink in tests.
+      const out = io.stdout as unknown as Partial<NodeJS.EventEmitter>
+      for await (const chunk of Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream<Uint8Array>)) {
+        if (io.stdout.write(chunk as Buffer) === false && typeof out.once === 'function') await once(out as NodeJS.EventEmitter, 'drain')
+      }
     }
   }
 }
@@ -192,7 +247,8 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
   const { values, positionals } = parseArgs({
     args, allowPositionals: true,
     options: {
-      json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' }
+      json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' },
+      long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }
     }
   })
   const json = values.json === true
@@ -218,24 +274,33 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         files.push(...page.files)
         token = page.continuationToken
       } while (token)
-      return print(io, json, { files }, files.map((f) => `${String(f.size).padStart(10)}  ${f.lastModified}  ${f.key}\n`).join(''))
+      const line = values.long === true
+        ? (f: { size: number, lastModified: string, etag: string, key: string }) => `${String(f.size).padStart(12)}  ${f.lastModified}  ${f.etag.padEnd(36)}  ${f.key}\n`
+        : (f: { size: number, lastModified: string, key: string }) => `${String(f.size).padStart(10)}  ${f.lastModified}  ${f.key}\n`
+      return print(io, json, { files }, files.map(line).join(''))
     }
     case 'get': {
-      const file = await api('GET', `/api/files/${remotePath(need(first, 'get PATH [-o FILE]'))}`)
-      const bytes = Buffer.from(file.content, 'base64')
+      const remote = need(first, 'get PATH [-o FILE]')
+      const path = remotePath(remote)
       if (values.output) {
-        await writeFile(values.output, bytes)
-        return print(io, json, { path: first, output: values.output, size: bytes.length, contentType: file.contentType }, '')
+        const got = await client.download(`/api/raw/${path}`, values.output, io, json)
+        return print(io, json, { path: remote, output: values.output, ...got }, '')
       }
-      return json ? print(io, true, file, '') : io.stdout.write(bytes)
+      // --json without -o keeps the JSON form: the file base64-encoded with its media type.
+      return json ? print(io, true, await api('GET', `/api/files/${path}`), '') : client.stream(`/api/raw/${path}`, io)
     }
     case 'put': {
-      const local = need(first, 'put FILE PATH [--content-type T]')
-      const remote = need(second, 'put FILE PATH [--content-type T]')
+      const usage = 'put FILE PATH [--content-type T] [--if-match ETAG | --no-clobber]'
+      const local = need(first, usage)
+      const remote = need(second, usage)
+      if (values['if-match'] !== undefined && values['no-clobber']) throw new UsageError('--if-match and --no-clobber exclude each other')
       const contentType = values['content-type'] ?? CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream'
+      const conditions: Record<string, string> = values['no-clobber']
+        ? { 'if-none-match': '*' }
+        : values['if-match'] !== undefined ? { 'if-match': quotedEtag(values['if-match']) } : {}
       const path = remotePath(remote)
-      const written = await client.upload(`/api/files/${path}`, local, contentType)
-      return print(io, json, written, `${written.key} (${written.size} bytes, ${written.contentType})\n`)
+      const written = await client.upload(`/api/raw/${path}`, local, contentType, conditions, io, json)
+      return print(io, json, written, `${written.key} (${written.size} bytes, ${written.contentType}) ${written.etag}\n`)
     }
     case 'rm': {
       const path = need(first, 'rm PATH')

@@ -9,16 +9,19 @@ export const HELP = `stowage — command-line client and admin tool of a Stowage
 Usage:
   stowage login --url URL --api-key KEY
   stowage login --url URL --aws-sso --server-id ID [--sts-region R] [--sts-endpoint URL]
-  stowage ls [PREFIX]                         every page of your files
-  stowage get PATH [-o FILE]                  to standard output unless -o
-  stowage put FILE PATH [--content-type T]
+  stowage ls [PREFIX] [--long]                every page of your files (--long: with ETags)
+  stowage get PATH [-o FILE]                  streamed to standard output unless -o; with -o, an
+                                              interrupted download continues when run again
+  stowage put FILE PATH [--content-type T] [--if-match ETAG | --no-clobber]
+                                              streamed; --if-match writes only over that version,
+                                              --no-clobber only if PATH does not exist yet
   stowage rm PATH
   stowage keys create [--name N] [--expires DATE] | keys ls | keys revoke ID
   stowage whoami
   stowage serve                               the service, configured as npm start is
   stowage help | --version
 
-  --json gives machine-readable output. Settings live in $STOWAGE_CONFIG, else
+  --json gives machine-readable output. put and get show a progress line when stderr is a terminal. Settings live in $STOWAGE_CONFIG, else
   $XDG_CONFIG_HOME/stowage/config.json, else ~/.config/stowage/config.json (mode 0600).
   In aws-sso mode every request is signed with the AWS default credential chain; missing or
   expired credentials are an error, never a fallback to an API key.

@@ -1,6 +1,7 @@
 export interface CliIo {
   stdout: { write (text: string | Uint8Array): unknown }
-  stderr: { write (text: string): unknown }
+  /** Progress lines are drawn only when this is a terminal. */
+  stderr: { write (text: string): unknown, isTTY?: boolean }
   env: Record<string, string | undefined>
 }
 

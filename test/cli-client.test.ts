@@ -1,6 +1,9 @@
 import t, { type Test } from 'tap'
-import { randomBytes } from 'node:crypto'
-import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import { createHash, randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
 import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -190,9 +193,8 @@ t.test('keys create --expires', async (t) => {
 })
 
 t.test('put streams the file: a binary file arrives whole, and one over the limit gets the server\'s 413 without being read', async (t) => {
-  const { url, home, cli, apiKey } = await setup(t, { MAX_FILE_BYTES: '300000' })
+  const { url, home, cli, apiKey } = await setup(t, { MAX_UPLOAD_BYTES: '300000' })
   t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
-  // Not a multiple of 3, and over several read chunks: the base64 is cut where it may be.
   const bytes = randomBytes(200_001)
   const local = join(home, 'blob.bin')
   await writeFile(local, bytes)
@@ -209,9 +211,92 @@ t.test('put streams the file: a binary file arrives whole, and one over the limi
   t.equal(over.stderr, 'stowage: 413: file is larger than 300000 bytes\n')
   t.ok(process.memoryUsage().arrayBuffers - before < 64 * 1024 * 1024, 'the 200 MiB file was not read into memory')
   t.equal((await cli(['get', 'blobs/big.bin'])).code, 1, 'nothing was written')
+})
 
-  await truncate(big, 1024 * 1024 * 1024 + 1)
-  const huge = await cli(['put', big, 'blobs/huge.bin'])
-  t.equal(huge.code, 1)
-  t.match(huge.stderr, /no Stowage server takes files over 1073741824 bytes/)
+t.test('put and get move a file larger than the server\'s memory budget, byte for byte', async (t) => {
+  const { url, home, cli, apiKey } = await setup(t, { MAX_FILE_BYTES: '1000000', UPLOAD_MEMORY_BYTES: '2097152' })
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const bytes = randomBytes(12 * 1024 * 1024)
+  const local = join(home, 'large.bin')
+  await writeFile(local, bytes)
+  const put = await cli(['put', local, 'large.bin', '--json'])
+  t.equal(put.code, 0, put.stderr)
+  t.equal(put.stderr, '', 'no progress line when stderr is not a terminal')
+  const out = join(home, 'large.copy')
+  const got = await cli(['get', 'large.bin', '-o', out, '--json'])
+  t.equal(got.code, 0, got.stderr)
+  t.match(JSON.parse(got.stdout), { size: bytes.length, resumed: false })
+  t.equal(createHash('sha256').update(await readFile(out)).digest('hex'), createHash('sha256').update(bytes).digest('hex'))
+  t.same((await readdir(home)).filter((name) => name.includes('.part')), [], 'no part file is left')
+})
+
+t.test('get -o continues an interrupted download if the file is unchanged, and starts again if it changed', async (t) => {
+  const { url, home, cli, apiKey } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const bytes = randomBytes(3 * 1024 * 1024)
+  const local = join(home, 'film.bin')
+  await writeFile(local, bytes)
+  const etag = JSON.parse((await cli(['put', local, 'film.bin', '--json'])).stdout).etag
+  const out = join(home, 'film.copy')
+  // What an interrupted `get -o` leaves: the bytes so far, and the ETag they came with.
+  await writeFile(`${out}.part`, bytes.subarray(0, 1_000_000))
+  await writeFile(`${out}.part.etag`, etag)
+  const resumed = await cli(['get', 'film.bin', '-o', out, '--json'])
+  t.equal(resumed.code, 0, resumed.stderr)
+  t.match(JSON.parse(resumed.stdout), { resumed: true, size: bytes.length })
+  t.ok((await readFile(out)).equals(bytes), 'the continued file is whole')
+
+  await writeFile(`${out}.part`, Buffer.alloc(1_000_000, 'x'))
+  await writeFile(`${out}.part.etag`, '"an-older-version"')
+  const restarted = await cli(['get', 'film.bin', '-o', out, '--json'])
+  t.match(JSON.parse(restarted.stdout), { resumed: false, size: bytes.length })
+  t.ok((await readFile(out)).equals(bytes), 'a part of another version is replaced, not continued')
+})
+
+t.test('put --no-clobber and --if-match: a refused write exits 1 and changes nothing; ls --long shows ETags', async (t) => {
+  const { url, home, cli, apiKey } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const local = join(home, 'note.md')
+  await writeFile(local, 'first')
+  t.equal((await cli(['put', local, 'note.md', '--no-clobber'])).code, 0, 'creates a file that is not there')
+  await writeFile(local, 'second')
+  const clobber = await cli(['put', local, 'note.md', '--no-clobber'])
+  t.equal(clobber.code, 1)
+  t.match(clobber.stderr, /^stowage: 412: /)
+  t.equal((await cli(['get', 'note.md'])).stdout, 'first')
+
+  const long = await cli(['ls', '--long'])
+  const etag = /("[^"]+")\s+note\.md/.exec(long.stdout)?.[1]
+  t.ok(etag, `ls --long shows the ETag: ${long.stdout}`)
+  t.equal((await cli(['put', local, 'note.md', '--if-match', '"stale"'])).code, 1)
+  t.equal((await cli(['get', 'note.md'])).stdout, 'first')
+  const unquoted = etag!.slice(1, -1)
+  t.equal((await cli(['put', local, 'note.md', '--if-match', unquoted])).code, 0, 'an ETag pasted without its quotes works')
+  t.equal((await cli(['get', 'note.md'])).stdout, 'second')
+  t.equal((await cli(['put', local, 'note.md', '--if-match', etag!, '--no-clobber'])).code, 2)
+})
+
+t.test('a progress line is drawn on a terminal (a pseudo-terminal, through script) and not in a pipe', { skip: !existsSync('/usr/bin/script') && 'needs script(1)' }, async (t) => {
+  const { url, home, cli, apiKey } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const local = join(home, 'progress.bin')
+  await writeFile(local, randomBytes(4 * 1024 * 1024))
+  const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: '' }
+  const command = [process.execPath, ...process.execArgv, fileURLToPath(new URL('../cli/main.ts', import.meta.url)), 'put', local, 'progress.bin']
+  const quote = (word: string) => `'${word.replace(/'/g, "'\\''")}'`
+  // Not spawnSync: the server answering the command runs in this process.
+  const run = (file: string, args: string[]) => new Promise<{ status: number | null, stdout: string, stderr: string }>((resolve, reject) => {
+    const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (text: string) => { stdout += text })
+    child.stderr.setEncoding('utf8').on('data', (text: string) => { stderr += text })
+    child.on('error', reject).on('close', (status) => resolve({ status, stdout, stderr }))
+  })
+  const onTerminal = await run('script', ['-qefc', command.map(quote).join(' '), '/dev/null'])
+  t.equal(onTerminal.status, 0, onTerminal.stderr)
+  t.match(onTerminal.stdout, /\rput .*progress\.bin {2}4\.0 MiB \/ 4\.0 MiB {2}[\d.]+ [KMG]?i?B\/s {2}\d+:\d\d left/, 'bytes, rate and time left')
+  const inPipe = await run(command[0], command.slice(1))
+  t.equal(inPipe.status, 0, inPipe.stderr)
+  t.equal(inPipe.stderr.replace(/^\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*$/, ''), '', 'nothing on stderr in a pipe')
 })
