@@ -8,7 +8,7 @@ import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FilePathParams, FileWritten, MEDIA_TYPE, RangeHeaders, ReadHeaders, WriteHeaders } from '../schemas/files.js'
-import { describeRawUpload, DOCUMENTED, RAW_FILE_HEADERS } from '../schemas/openapi.js'
+import { describeRawUpload, DOCUMENTED, DOCUMENTED_HEAD, RAW_FILE_HEADERS } from '../schemas/openapi.js'
 import { sendBody, sendRawHeaders, uploadedBody } from './file-answers.js'
 
 export interface RawRoutesOptions {
@@ -62,7 +62,7 @@ export const rawRoutes: FastifyPluginAsyncTypebox<RawRoutesOptions> = async (app
   })
 
   app.head('/api/raw/*', {
-    config: DOCUMENTED,
+    config: DOCUMENTED_HEAD,
     schema: {
       operationId: 'describeFile',
       tags: ['files'],

@@ -59,3 +59,14 @@ export function describeRawUpload (route: Parameters<typeof describeRoute>[0]) {
     }
   }
 }
+
+/** describeRoute for an explicit HEAD route: @fastify/swagger lists HEAD routes only when asked,
+ *  and suffixes their operationId with `-head` (meant for HEADs copied from a GET). */
+export function describeHeadRoute (route: Parameters<typeof describeRoute>[0]) {
+  const described = describeRoute(route)
+  const schema = described.schema as FastifySchema & { operationId?: string }
+  return { ...described, schema: { ...schema, operationId: schema.operationId?.replace(/-head$/, '') } }
+}
+
+/** The `config` of an explicit HEAD route. */
+export const DOCUMENTED_HEAD = { swaggerTransform: describeHeadRoute, swagger: { exposeHeadRoute: true } }

@@ -59,6 +59,26 @@ t.test('GET /openapi.json documents every route with a stable operationId, a des
   t.match(JSON.stringify(doc.paths['/health'].get.responses['503']), /StowageHealth/, 'the 503 of /health has its own shape, with error')
 })
 
+t.test('the raw routes are documented with binary bodies, their headers and every status they send', async (t) => {
+  const doc = await documentOf()
+  const raw = doc.paths['/api/raw/{path}']
+  t.same(Object.keys(raw).sort(), ['delete', 'get', 'head', 'put'])
+  t.same(raw.put.requestBody.content, { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } }, 'the upload body is the file')
+  t.match(raw.get.responses['200'].content, { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } })
+  t.ok(raw.get.responses['206'].headers['Content-Range'], '206 with Content-Range')
+  t.ok(raw.get.responses['416'].headers['Content-Range'], '416 with Content-Range')
+  for (const status of ['200', '206', '304']) t.ok(raw.get.responses[status].headers.ETag, `GET ${status} with ETag`)
+  t.ok(raw.get.responses['200'].headers['Accept-Ranges'])
+  t.ok(raw.put.responses['412'] && raw.put.responses['413'] && raw.delete.responses['412'], '412 and 413 documented')
+  const headerNames = (op: { parameters: Array<{ in: string, name: string }> }) => op.parameters.filter((p) => p.in === 'header').map((p) => p.name).sort()
+  t.same(headerNames(raw.get), ['if-modified-since', 'if-none-match', 'if-range', 'range'])
+  t.same(headerNames(raw.put), ['if-match', 'if-none-match'])
+  t.same(headerNames(doc.paths['/api/files/{path}'].put), ['if-match', 'if-none-match'], 'the JSON routes take the same conditions')
+  t.ok(doc.paths['/api/files/{path}'].get.responses['304'])
+  t.ok(doc.components.schemas.StowageFileWritten.properties.etag, 'written files carry their ETag')
+  t.ok(doc.components.schemas.StowageFileEntry.properties.etag, 'list items carry their ETag')
+})
+
 t.test('generators get an optional key body and no request-side default that would make a field required', async (t) => {
   const doc = await documentOf()
   t.equal(doc.paths['/api/keys'].post.requestBody.required, false, 'a bare POST /api/keys is valid')
