@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value'
 import { isIP } from 'node:net'
 import {
   DEFAULT_BCRYPT_COST, DEFAULT_BUCKET, DEFAULT_KEY_PREFIX, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION,
-  DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_UPLOAD_MEMORY_BYTES, LARGEST_MAX_FILE_BYTES, LARGEST_MAX_UPLOAD_BYTES
+  DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_UPLOAD_MEMORY_BYTES, LARGEST_MAX_FILE_BYTES, LARGEST_MAX_UPLOAD_BYTES, s3UploadBufferBytes
 } from './defaults.js'
 
 const Url = (description: string, options: { default?: string } = {}) =>
@@ -112,6 +112,9 @@ export function loadConfig (env: Env = {}): Config {
   }
   if (config.HTTP_HEADERS_TIMEOUT_MS > config.HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS', `must be at most HTTP_REQUEST_TIMEOUT_MS (${config.HTTP_REQUEST_TIMEOUT_MS}), got ${config.HTTP_HEADERS_TIMEOUT_MS}`)
+  }
+  if (config.STORAGE_DRIVER === 's3' && config.UPLOAD_MEMORY_BYTES < s3UploadBufferBytes(config.MAX_UPLOAD_BYTES)) {
+    throw new ConfigError('UPLOAD_MEMORY_BYTES', `must leave room for one streamed upload to S3 (three parts): at least ${s3UploadBufferBytes(config.MAX_UPLOAD_BYTES)}, got ${config.UPLOAD_MEMORY_BYTES}`)
   }
   if (config.UPLOAD_MEMORY_BYTES < uploadBodyLimit(config.MAX_FILE_BYTES)) {
     throw new ConfigError('UPLOAD_MEMORY_BYTES', `must leave room for one upload of MAX_FILE_BYTES: at least ${uploadBodyLimit(config.MAX_FILE_BYTES)}, got ${config.UPLOAD_MEMORY_BYTES}`)

@@ -13,6 +13,8 @@ import { generateApiKey } from '../keys/api-key.js'
 import { measureAttack, measureColdBurst } from './attack.js'
 import { measureFsListing } from './fs-listing.js'
 import { measureKeyVerification } from './key-verification.js'
+import { compareThroughput, transferGrowth, type StreamingTarget } from './streaming.js'
+import { putStream, generatedFile } from '../test/helpers/streams.js'
 import { startIdp, TEST_AUDIENCE } from '../test/helpers/idp.js'
 import { startS3Server, TEST_S3_CREDENTIALS } from '../test/helpers/s3.js'
 
@@ -197,6 +199,42 @@ async function main () {
     ratio('file GET / direct GetObject', stowageGet / directGet, 'reported')
     ratio('reference server / direct GetObject', referenceGet / directGet, 'reported')
 
+
+    console.log('\nFiles of any size (raw routes)')
+    const fsPort = port + 100
+    const fsDir = join(dataDir, 'objects')
+    const fsServer = startNode(join(here, '..', 'server.js'), {
+      PORT: String(fsPort),
+      DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
+      STORAGE_DRIVER: 'fs',
+      STORAGE_DIR: fsDir,
+      JWT_ISSUER: idp.issuer,
+      JWT_AUDIENCE: TEST_AUDIENCE,
+      LOG_LEVEL: 'warn'
+    })
+    await waitUntilHealthy(`http://127.0.0.1:${fsPort}`)
+    const drivers: Array<[string, StreamingTarget, string]> = [
+      ['s3', { port, pid: server.pid!, headers: jwt }, `${s3.endpoint}/${s3.bucket}/users/bench-user/files/bench/256m.bin`],
+      ['fs', { port: fsPort, pid: fsServer.pid!, headers: jwt }, '']
+    ]
+    for (const [driver, target, s3Direct] of drivers) {
+      const uploaded = await putStream({ ...target, path: '/api/raw/bench/256m.bin' }, generatedFile(256), 256 * 1048576)
+      if (uploaded.status !== 200) throw new Error(`raw PUT of 256 MiB: ${uploaded.status}`)
+      const direct = s3Direct || `http://127.0.0.1:${(JSON.parse(await firstLine(startNode(join(here, 'file-server.js'), {
+        OBJECT_FILE: join(fsDir, 'users.d', 'bench-user.d', 'files.d', 'bench.d', '256m.bin.o')
+      }))) as { port: number }).port}/`
+      const speeds = await compareThroughput({ url: `http://127.0.0.1:${target.port}/api/raw/bench/256m.bin`, headers: jwt }, direct)
+      console.log(`${driver}: raw GET of 256 MiB ${speeds.stowage.toFixed(0)} MB/s; ${s3Direct ? 'GetObject from s3rver' : 'a bare node server streaming the file'} ${speeds.direct.toFixed(0)} MB/s`)
+      ratio(`${driver}: raw GET / the store read directly`, speeds.stowage / speeds.direct, '>= 0.8')
+      const small = await transferGrowth(target, '/api/raw/bench/64m.bin', 64)
+      const large = await transferGrowth(target, '/api/raw/bench/1g.bin', 1024)
+      const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
+      console.log(`${driver}: peak RSS growth, raw PUT ${mib(small.put)} for 64 MiB, ${mib(large.put)} for 1 GiB; raw GET ${mib(small.get)} for 64 MiB, ${mib(large.get)} for 1 GiB`)
+      // A growth under 4 MiB is noise: the ratio of two of them says nothing.
+      const floor = 4 * 1048576
+      ratio(`${driver}: PUT growth 1 GiB / 64 MiB`, Math.max(large.put, floor) / Math.max(small.put, floor), '<= 1.5, and <= 128 MiB for 1 GiB')
+      ratio(`${driver}: GET growth 1 GiB / 64 MiB`, Math.max(large.get, floor) / Math.max(small.get, floor), '<= 1.5, and <= 128 MiB for 1 GiB')
+    }
 
     console.log()
     const listing = await measureFsListing()

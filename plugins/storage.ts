@@ -5,7 +5,7 @@ import { createFileService } from '../storage/files.js'
 import { createFsStore } from '../storage/fs-store.js'
 import { asDependency, type ObjectStore } from '../storage/object-store.js'
 import {
-  DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT
+  DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, s3PartBytes
 } from '../defaults.js'
 import { stowageOf } from './decorators.js'
 
@@ -33,17 +33,13 @@ export interface StoragePluginOptions {
   store?: ObjectStore
 }
 
-// S3 allows 10,000 parts to an upload.
-const MAX_PARTS = 10_000
-
 async function createStore (options: StoragePluginOptions, maxUploadBytes: number, log: FastifyBaseLogger): Promise<ObjectStore> {
   if (options.store) return options.store
   if (options.driver === 's3') {
     if (!options.bucket) throw new Error('the s3 driver needs a bucket')
     // Loaded only for this driver: the AWS SDK's S3 client is most of what the service loads.
-    const { createS3Store, DEFAULT_PART_BYTES } = await import('../storage/s3-store.js')
-    const partBytes = Math.max(DEFAULT_PART_BYTES, Math.ceil(maxUploadBytes / MAX_PARTS))
-    return createS3Store({ ...options, bucket: options.bucket, region: options.region ?? DEFAULT_REGION, partBytes, log })
+    const { createS3Store } = await import('../storage/s3-store.js')
+    return createS3Store({ ...options, bucket: options.bucket, region: options.region ?? DEFAULT_REGION, partBytes: s3PartBytes(maxUploadBytes), log })
   }
   return createFsStore(options.dir ?? DEFAULT_STORAGE_DIR)
 }

@@ -29,8 +29,8 @@ export interface S3StoreOptions {
   log?: { warn (details: object, message: string): void }
 }
 
-export const DEFAULT_PART_BYTES = 8 * 1024 * 1024
-// Parts uploaded at once; one more fills meanwhile.
+const DEFAULT_PART_BYTES = 8 * 1024 * 1024
+// Parts uploaded at once; one more fills meanwhile (defaults.ts's s3UploadBufferBytes counts them).
 const PARALLEL_PARTS = 2
 const PART_BUFFERS = PARALLEL_PARTS + 1
 

@@ -47,7 +47,8 @@ t.test('a bad variable is refused with a line naming it', async (t) => {
     PORT: 'eighty', DATABASE_URL: 'mysql://x', STORAGE_DRIVER: 'ftp', S3_FORCE_PATH_STYLE: 'maybe',
     MAX_FILE_BYTES: '-1', JWT_ISSUER: 'not a url', JWT_ALGORITHMS: 'HS256', API_KEY_PREFIX: 'has_underscore',
     API_KEY_BCRYPT_COST: '99', LOG_LEVEL: 'loud', STORAGE_ROOT: '../up', CREDENTIALS_TTL_SECONDS: '60',
-    DATABASE_QUERY_TIMEOUT_MS: '0', TRUST_PROXY: 'true', DATABASE_POOL_SIZE: 'many', S3_TIMEOUT_MS: '5s', UPSTREAM_TIMEOUT_MS: '-5', HEALTH_TIMEOUT_MS: '9999999'
+    DATABASE_QUERY_TIMEOUT_MS: '0', TRUST_PROXY: 'true', DATABASE_POOL_SIZE: 'many', S3_TIMEOUT_MS: '5s', UPSTREAM_TIMEOUT_MS: '-5', HEALTH_TIMEOUT_MS: '9999999',
+    MAX_UPLOAD_BYTES: '0', S3_IDLE_TIMEOUT_MS: '10'
   }
   for (const [name, value] of Object.entries(bad)) {
     const error = (() => { try { loadConfig({ [name]: value }) } catch (e) { return e } })()
@@ -55,6 +56,13 @@ t.test('a bad variable is refused with a line naming it', async (t) => {
     t.equal((error as ConfigError).variable, name)
     t.match((error as ConfigError).message, new RegExp(`^Invalid configuration: ${name} must be [^\n]+$`))
   }
+})
+
+t.test('on S3, UPLOAD_MEMORY_BYTES must hold one streamed upload\'s three parts', async (t) => {
+  const s3 = { STORAGE_DRIVER: 's3', UPLOAD_MEMORY_BYTES: String(20 * 1024 * 1024) }
+  t.throws(() => loadConfig(s3), { variable: 'UPLOAD_MEMORY_BYTES', message: /three parts\): at least 25165824, got 20971520/ } as unknown as Error)
+  t.equal(loadConfig({ ...s3, STORAGE_DRIVER: 'fs' }).UPLOAD_MEMORY_BYTES, 20 * 1024 * 1024, 'fs streams through 64 KiB')
+  t.equal(loadConfig({ ...s3, UPLOAD_MEMORY_BYTES: String(24 * 1024 * 1024) }).STORAGE_DRIVER, 's3')
 })
 
 t.test('the server stops at start-up with that one line', async (t) => {

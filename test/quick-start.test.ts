@@ -44,5 +44,7 @@ t.test("README's quick start works when pasted, on a fresh copy", { skip, timeou
   t.same(JSON.parse(answers[4]), { content: Buffer.from('# Hello').toString('base64'), contentType: 'text/markdown' }, 'download')
   t.equal(answers[5], '204', 'delete')
   t.match(JSON.parse(answers[6]), { name: 'laptop', key: /^stow_/ }, 'a second key')
+  t.match(JSON.parse(answers[7]), { key: 'notes/raw.txt', size: 16, contentType: 'text/plain', etag: /^"[0-9a-f]{32}"$/ }, 'a raw upload')
+  t.equal(answers[8], 'Hello', 'a range of it')
   t.match(JSON.parse(readFileSync(join(copy, 'openapi.json'), 'utf8')), { openapi: /^3\./ }, 'the OpenAPI document')
 })

@@ -135,6 +135,25 @@ for (const driver of ['fs', 's3'] as const) {
   })
 }
 
+t.test('s3: raw uploads hold their three parts of UPLOAD_MEMORY_BYTES; past it, 503 with Retry-After; the room comes back', async (t) => {
+  // 32 MiB holds one upload of three 8 MiB parts, not two.
+  const { target, port, key } = await serve(t, 's3')
+  const holder = connect(port, '127.0.0.1')
+  holder.on('error', () => {})
+  let held = ''
+  holder.on('data', (chunk) => { held += chunk })
+  holder.write(`PUT /api/raw/held.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${64 * MIB}\r\n\r\n`)
+  holder.write(Buffer.alloc(MIB))
+  let refused = await putStream(target('second.bin'), [Buffer.from('x')], 1)
+  await waitFor(async () => refused.status === 503 || (refused = await putStream(target('second.bin'), [Buffer.from('x')], 1)).status === 503, { what: 'the first upload to hold its parts' })
+  t.equal(held, '', 'the first upload is still in progress')
+  t.same(JSON.parse(refused.body), { error: 'too many uploads in progress, try again shortly' })
+  t.equal(refused.headers['retry-after'], '5')
+  holder.destroy()
+  await waitFor(async () => (await putStream(target('second.bin'), [Buffer.from('x')], 1)).status === 200, { what: 'the room to come back' })
+  t.pass('an upload fits again once the first is gone')
+})
+
 t.test('s3: a store paused mid-download cuts the answer off within S3_IDLE_TIMEOUT_MS; one paused before is 503 in seconds', async (t) => {
   const own = await startS3Server()
   t.teardown(() => own.close())

@@ -38,13 +38,13 @@ export function sampleRss (pid: number) {
 export interface RawTarget { port: number, path: string, headers: Record<string, string> }
 
 /** A PUT over a real socket, its length declared, the body written with backpressure. */
-export function putStream (target: RawTarget, chunks: Iterable<Buffer>, length: number): Promise<{ status: number, body: string }> {
+export function putStream (target: RawTarget, chunks: Iterable<Buffer>, length: number): Promise<{ status: number, body: string, headers: IncomingMessage['headers'] }> {
   return new Promise((resolve, reject) => {
     const req = request({
       host: '127.0.0.1', port: target.port, method: 'PUT', path: target.path, headers: { ...target.headers, 'content-length': String(length) }
     }, (res) => {
       let body = ''
-      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk }).on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk }).on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }))
     })
     req.on('error', reject)
     const iterator = chunks[Symbol.iterator]()

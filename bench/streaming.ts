@@ -1,0 +1,65 @@
+// Files of any size: raw GET throughput against the store read directly, and the server's peak
+// memory for raw transfers of 64 MiB and 1 GiB (DESIGN.md §9).
+import { readFile, writeFile } from 'node:fs/promises'
+import { request } from 'node:http'
+import { generatedFile, putStream } from '../test/helpers/streams.js'
+
+const MIB = 1024 * 1024
+
+export interface StreamingTarget {
+  /** Where the service listens, and its process. */
+  port: number
+  pid: number
+  headers: Record<string, string>
+}
+
+/** Bytes/s of one GET of `url`, the body drained as it comes. */
+function download (url: string, headers: Record<string, string> = {}): Promise<{ bytes: number, seconds: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now()
+    request(url, { headers }, (res) => {
+      let bytes = 0
+      res.on('data', (chunk: Buffer) => { bytes += chunk.length })
+      res.on('end', () => {
+        if (res.statusCode !== 200) reject(new Error(`GET ${url}: ${res.statusCode}`))
+        else resolve({ bytes, seconds: (performance.now() - started) / 1000 })
+      })
+      res.on('error', reject)
+    }).on('error', reject).end()
+  })
+}
+
+/** MB/s of each URL, alternating, best of `rounds`: the machine's drift falls on both alike. */
+export async function compareThroughput (stowage: { url: string, headers: Record<string, string> }, direct: string, rounds = 3) {
+  const best = { stowage: 0, direct: 0 }
+  for (let round = 0; round < rounds; round++) {
+    for (const which of round % 2 === 0 ? ['stowage', 'direct'] as const : ['direct', 'stowage'] as const) {
+      const { bytes, seconds } = which === 'stowage' ? await download(stowage.url, stowage.headers) : await download(direct)
+      best[which] = Math.max(best[which], bytes / MIB / seconds)
+    }
+  }
+  return best
+}
+
+async function rss (pid: number, field: 'VmRSS' | 'VmHWM') {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN) * 1024
+}
+
+/** Peak RSS growth of `pid` while `work` runs: its high-water mark is reset first (Linux, root). */
+async function peakGrowth (pid: number, work: () => Promise<unknown>) {
+  await writeFile(`/proc/${pid}/clear_refs`, '5')
+  const before = await rss(pid, 'VmRSS')
+  await work()
+  return (await rss(pid, 'VmHWM')) - before
+}
+
+/** The server's peak RSS growth for a raw PUT, then a raw GET, of `mib` MiB. */
+export async function transferGrowth (target: StreamingTarget, path: string, mib: number) {
+  const put = await peakGrowth(target.pid, async () => {
+    const answer = await putStream({ port: target.port, path, headers: target.headers }, generatedFile(mib), mib * MIB)
+    if (answer.status !== 200) throw new Error(`raw PUT of ${mib} MiB: ${answer.status} ${answer.body}`)
+  })
+  const get = await peakGrowth(target.pid, () => download(`http://127.0.0.1:${target.port}${path}`, target.headers))
+  return { put, get }
+}
