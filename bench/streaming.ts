@@ -29,13 +29,14 @@ function download (url: string, headers: Record<string, string> = {}): Promise<{
   })
 }
 
-/** MB/s of each URL, alternating, best of `rounds`: the machine's drift falls on both alike. */
-export async function compareThroughput (stowage: { url: string, headers: Record<string, string> }, direct: string, rounds = 3) {
-  const best = { stowage: 0, direct: 0 }
+/** MB/s of each source, in turns, best of `rounds`: the machine's drift falls on all alike. */
+export async function compareThroughput (sources: Array<{ url: string, headers?: Record<string, string> }>, rounds = 3) {
+  const best = sources.map(() => 0)
   for (let round = 0; round < rounds; round++) {
-    for (const which of round % 2 === 0 ? ['stowage', 'direct'] as const : ['direct', 'stowage'] as const) {
-      const { bytes, seconds } = which === 'stowage' ? await download(stowage.url, stowage.headers) : await download(direct)
-      best[which] = Math.max(best[which], bytes / MIB / seconds)
+    for (let step = 0; step < sources.length; step++) {
+      const i = (round + step) % sources.length
+      const { bytes, seconds } = await download(sources[i].url, sources[i].headers)
+      best[i] = Math.max(best[i], bytes / MIB / seconds)
     }
   }
   return best
