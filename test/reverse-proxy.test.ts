@@ -51,7 +51,7 @@ async function startNginx (t: Test, upstream: string): Promise<string> {
     '  access_log off;',
     `  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join(' ')}`,
     `  server { listen ${new URL(proxy).host};`,
-    location.replace('http://127.0.0.1:3000', upstream),
+    location.replaceAll('http://127.0.0.1:3000', upstream),
     '  }',
     '}'
   ].join('\n'))
@@ -90,6 +90,16 @@ t.test("docs/deploy.md's nginx block passes names through untouched and uploads 
   const tooLarge = await put('too-large.bin', config.MAX_FILE_BYTES + 1)
   t.equal(tooLarge.status, 413)
   t.same(await tooLarge.json(), { error: `file is larger than ${config.MAX_FILE_BYTES} bytes` }, "Stowage's own 413, not nginx's")
+
+  const large = Buffer.alloc(3 * config.MAX_FILE_BYTES, 'r')
+  large.write('first', 0)
+  const raw = await fetch(`${proxy}/api/raw/media/large.bin`, { method: 'PUT', headers: bearer(key), body: large })
+  t.equal(raw.status, 200, 'a raw upload three times the JSON cap streams through /api/raw/')
+  const back = await fetch(`${proxy}/api/raw/media/large.bin`, { headers: bearer(key) })
+  t.ok(Buffer.from(await back.arrayBuffer()).equals(large), 'and comes back whole')
+  const range = await fetch(`${proxy}/api/raw/media/large.bin`, { headers: { ...bearer(key), range: 'bytes=0-4' } })
+  t.equal(range.status, 206)
+  t.equal(await range.text(), 'first', 'ranges pass through')
 })
 
 t.test('behind that nginx with TRUST_PROXY naming it, the failure limit counts each client, and a forged X-Forwarded-For changes nothing', { skip }, async (t) => {
