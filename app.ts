@@ -5,6 +5,8 @@ import { trustProxy, type Config } from './config.js'
 import type { StowageDecorators } from './plugins/decorators.js'
 import { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.js'
 import { requestDeadlinePlugin } from './plugins/request-deadline.js'
+import { createMetrics } from './metrics/metrics.js'
+import type { Duplex } from 'node:stream'
 import { stowage, type StowageOptions } from './plugins/stowage.js'
 
 export const REDACTED_PATHS = [
@@ -22,12 +24,19 @@ export interface BuildOptions {
 }
 
 export async function buildApp (config: Config, { logStream }: BuildOptions = {}) {
+  // Made only when they will be served: switched off, metrics cost nothing.
+  const metrics = config.METRICS_PORT === undefined ? undefined : createMetrics()
   const app = Fastify({
     logger: { level: config.LOG_LEVEL, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, stream: logStream },
     // A number is not a name, and an unknown field is a mistake to report, not to drop silently.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     frameworkErrors,
-    clientErrorHandler,
+    clientErrorHandler: metrics
+      ? (error, socket) => {
+          if ((error as NodeJS.ErrnoException).code === 'ERR_HTTP_REQUEST_TIMEOUT') metrics.requestsCut.inc({ timeout: 'headers' })
+          clientErrorHandler(error, socket)
+        }
+      : clientErrorHandler,
     // request.ip, which the per-address failure limit counts, is the client's only behind a trusted proxy.
     trustProxy: config.TRUST_PROXY === undefined ? false : trustProxy(config.TRUST_PROXY),
     // A connection silent this long (a stalled body, an answer nobody reads) is closed.
@@ -40,9 +49,16 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setNotFoundHandler(notFoundHandler)
-  await app.register(requestDeadlinePlugin, { timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS })
+  await app.register(requestDeadlinePlugin, { timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, onCut: metrics && (() => metrics.requestsCut.inc({ timeout: 'body' })) })
+  if (metrics) {
+    // With a listener, Node leaves closing the silent connection to it.
+    app.server.on('timeout', (socket: Duplex) => {
+      metrics.requestsCut.inc({ timeout: 'idle' })
+      socket.destroy()
+    })
+  }
   // Called, not registered: the service is the root scope, so its decorators are the app's.
-  await stowage(app as unknown as FastifyInstance, stowageOptions(config))
+  await stowage(app as unknown as FastifyInstance, { ...stowageOptions(config), metrics })
   return app as typeof app & StowageDecorators
 }
 

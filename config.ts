@@ -75,6 +75,8 @@ export const ConfigSchema = Type.Object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Millis(5_000, 'how long an idle keep-alive connection is kept'),
   UPLOAD_MEMORY_BYTES: Type.Integer({ minimum: 1024 * 1024, maximum: 64 * 1024 * 1024 * 1024, default: DEFAULT_UPLOAD_MEMORY_BYTES, description: 'bytes from 1048576, and room for one upload of MAX_FILE_BYTES' }),
   SHUTDOWN_TIMEOUT_MS: Millis(10_000, 'after SIGTERM, how long requests in flight have before the process exits'),
+  METRICS_PORT: Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer from 0 to 65535; unset turns metrics off' })),
+  METRICS_HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'a host name or address' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)),
     { default: 'info', description: 'a pino level: fatal, error, warn, info, debug, trace or silent' }

@@ -38,11 +38,11 @@ export function createFailureLimiter ({ max, windowMs, maxKeys = 100_000, now = 
   }
 }
 
-/** Runs at most `limit` tasks at once; the rest wait their turn in order. */
+/** Runs at most `limit` tasks at once; the rest wait their turn in order. `stats()` says how many of each. */
 export function createSemaphore (limit: number) {
   let running = 0
   const waiting: Array<() => void> = []
-  return async function run<T> (task: () => Promise<T>): Promise<T> {
+  const run = async function run<T> (task: () => Promise<T>): Promise<T> {
     if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve))
     else running++
     try {
@@ -53,6 +53,7 @@ export function createSemaphore (limit: number) {
       else running--
     }
   }
+  return Object.assign(run, { stats: () => ({ running, queued: waiting.length }) })
 }
 
 /** A bounded map that forgets its oldest entry first; entries may carry an expiry. */
@@ -76,13 +77,18 @@ export function createMemory<V> (maxEntries: number, now = Date.now) {
 /** Bytes held across the process, up to `limit`: take() refuses what would go past it. */
 export function createByteBudget (limit: number) {
   let used = 0
+  let refused = 0
   return {
     take (bytes: number): boolean {
-      if (used + bytes > limit) return false
+      if (used + bytes > limit) {
+        refused++
+        return false
+      }
       used += bytes
       return true
     },
-    give (bytes: number) { used -= bytes }
+    give (bytes: number) { used -= bytes },
+    stats: () => ({ held: used, limit, refused })
   }
 }
 

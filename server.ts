@@ -1,5 +1,6 @@
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
+import { serveMetrics } from './metrics/listener.js'
 
 async function main () {
   let config
@@ -12,6 +13,11 @@ async function main () {
   }
 
   const app = await buildApp(config)
+  const metricsServer = config.METRICS_PORT === undefined || !app.stowageMetrics
+    ? undefined
+    : await serveMetrics(app.stowageMetrics.registry, config.METRICS_PORT, config.METRICS_HOST)
+  if (metricsServer) app.log.info({ address: metricsServer.address() }, 'metrics listening')
+  app.addHook('onClose', async () => { metricsServer?.close() })
   let closing = false
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {

@@ -32,9 +32,15 @@ export function createDialect (url: string, options: DialectOptions = {}): Diale
   return sqliteDialect(openSqlite(url, options))
 }
 
-/** A Kysely instance for `url` (see createDialect). On SQLite it also allows `directLookup`. */
+/** A Kysely instance for `url` (see createDialect). On SQLite it also allows `directLookup`; on
+ *  PostgreSQL, `poolStats`. */
 export function openDatabase (url: string, options: DialectOptions = {}): Kysely<Database> {
-  if (dialectName(url) === 'postgres') return new Kysely<Database>({ dialect: createDialect(url, options) })
+  if (dialectName(url) === 'postgres') {
+    const pool = createPool(url, options)
+    const db = new Kysely<Database>({ dialect: mapFailures(new PostgresDialect({ pool }), isPostgresOutage) })
+    poolBehind.set(db, pool)
+    return db
+  }
   const database = openSqlite(url, options)
   const db = new Kysely<Database>({ dialect: sqliteDialect(database) })
   sqliteBehind.set(db, database)
@@ -42,6 +48,12 @@ export function openDatabase (url: string, options: DialectOptions = {}): Kysely
 }
 
 const sqliteBehind = new WeakMap<Kysely<Database>, SqliteDatabase.Database>()
+const poolBehind = new WeakMap<Kysely<Database>, PostgresPool & { stats (): { total: number, idle: number, waiting: number } }>()
+
+/** Connections of an `openDatabase` PostgreSQL pool: open, idle, and requests waiting for one. */
+export function poolStats (db: Kysely<Database>) {
+  return poolBehind.get(db)?.stats()
+}
 
 /**
  * A one-row query run straight on SQLite when `db` is an `openDatabase` SQLite instance, else
@@ -90,7 +102,7 @@ function isSqliteOutage (error: unknown): boolean {
   return error instanceof TypeError && error.message === 'The database connection is not open'
 }
 
-function createPool (url: string, { connectTimeoutMs = 5000, queryTimeoutMs = 5000, poolSize = 10, log }: DialectOptions): PostgresPool {
+function createPool (url: string, { connectTimeoutMs = 5000, queryTimeoutMs = 5000, poolSize = 10, log }: DialectOptions) {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -124,7 +136,8 @@ function createPool (url: string, { connectTimeoutMs = 5000, queryTimeoutMs = 50
         release: () => client.release(failure)
       } as unknown as PostgresPoolClient
     },
-    end: () => pool.end()
+    end: () => pool.end(),
+    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount })
   }
 }
 

@@ -102,8 +102,13 @@ export function createKeyService ({
     if (wait > 0) throw new TooManyAttemptsError(wait, 'too many wrong secrets for this key')
   }
 
+  let verifiedHits = 0
+
   async function matches (key: string, digest: string, row: ApiKeyCheck, admitCostlyCheck?: () => void): Promise<boolean> {
-    if (verified.get(digest) === row.key_hash) return true
+    if (verified.get(digest) === row.key_hash) {
+      verifiedHits++
+      return true
+    }
     if (refused.get(digest) === row.key_hash) return false
     if (!comparing.has(digest)) {
       throwIfThrottled(row.id)
@@ -114,6 +119,9 @@ export function createKeyService ({
 
   return {
     prefix,
+
+    /** bcrypt compares running and queued, and keys verified from memory so far. */
+    stats: () => ({ ...bounded.stats(), verifiedHits }),
 
     async create ({ userId, orgId, name = '', expiresAt, createdWith }: NewApiKey) {
       const createdAt = now()

@@ -26,6 +26,8 @@ export interface Caller {
 /** One method of the chain. `applies` looks for its trigger, without I/O; `authenticate` sets
  *  request.userId/orgId or throws. */
 export interface Authenticator {
+  /** Names the method in metrics: jwt, api_key, aws; a host's own are `custom` unless named. */
+  name?: string
   applies (request: FastifyRequest): boolean
   authenticate (request: FastifyRequest): Promise<void>
 }
@@ -55,6 +57,7 @@ function jwtAuthenticator (app: FastifyInstance): Authenticator | undefined {
   const jwt = stowageOf(app).stowageIdentity.jwt
   if (!jwt) return undefined
   return {
+    name: 'jwt',
     applies: (request) => JWT_SHAPE.test(bearerToken(request) ?? ''),
     async authenticate (request) {
       const token = bearerToken(request) as string
@@ -78,6 +81,7 @@ function apiKeyAuthenticator (app: FastifyInstance, admitCostlyCheck: CostlyChec
   const keys = stowageOf(app).stowageKeys
   const keyStart = keys.prefix + '_'
   return {
+    name: 'api_key',
     applies: (request) => bearerToken(request)?.startsWith(keyStart) === true,
     async authenticate (request) {
       const caller = await keys.verify(bearerToken(request) as string, { admitCostlyCheck: admitCostlyCheck(request) })
@@ -91,6 +95,7 @@ function awsAuthenticator (app: FastifyInstance, admitCostlyCheck: CostlyCheckGa
   const awsCaller = stowageOf(app).stowageIdentity.awsCaller
   if (!awsCaller) return undefined
   return {
+    name: 'aws',
     applies: (request) => awsCaller.applies(request),
     async authenticate (request) {
       let caller
@@ -131,7 +136,13 @@ export interface AuthPluginOptions {
    *  for any attempt from it that would cost a bcrypt compare or an STS call. */
   failuresPerAddress?: number
   failureWindowMs?: number
+  /** Told how each authentication ended, for metrics: the method that applied (or `none`) and its result. */
+  onOutcome?: (method: string, result: AuthResult) => void
 }
+
+export type AuthResult = 'ok' | 'refused' | 'throttled' | 'unavailable'
+
+const RESULTS: Record<number, AuthResult> = { 401: 'refused', 429: 'throttled' }
 
 export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   await app.register(fastifyAuth)
@@ -151,11 +162,18 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
     .filter((method): method is Authenticator => method !== undefined)
   const refuseAll: AuthFunction = (_request, _reply, done) => done(REFUSED)
   const runChain = app.auth(chain.length > 0 ? chain.map(asAuthFunction) : [refuseAll])
+  const { onOutcome } = options
+  const methodOf = (request: FastifyRequest) => {
+    const applied = chain.find((method) => method.applies(request))
+    return applied ? applied.name ?? 'custom' : 'none'
+  }
   const authenticate: preHandlerHookHandler = function (request, reply, done) {
     runChain.call(this, request, reply, (error?: Error) => {
-      if ((error as { statusCode?: number } | undefined)?.statusCode === 401 && addressFailures.fail(request.ip)) {
+      const status = (error as { statusCode?: number } | undefined)?.statusCode
+      if (status === 401 && addressFailures.fail(request.ip)) {
         request.log.warn({ address: request.ip }, 'client address throttled after repeated failed authentications')
       }
+      onOutcome?.(methodOf(request), error ? RESULTS[status ?? 0] ?? 'unavailable' : 'ok')
       done(error)
     })
   }

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../db/types.js'
 import type { KeyService } from '../keys/service.js'
 import type { FileService } from '../storage/files.js'
+import type { Metrics } from '../metrics/metrics.js'
 import type { HealthReport } from './health.js'
 import type { IdentityService } from './identity.js'
 
@@ -20,6 +21,8 @@ export interface StowageDecorators {
   stowageAuthenticate: preHandlerHookHandler
   /** Readiness: the database and the file store, each within its own deadline. */
   stowageCheckHealth: () => Promise<HealthReport>
+  /** With `metrics` on: Stowage's Prometheus registry and instruments. */
+  stowageMetrics?: Metrics
 }
 
 /** A scope in which the concern plugins are registered, typed as such. */

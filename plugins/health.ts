@@ -15,6 +15,8 @@ export interface HealthPluginOptions {
   timeoutMs?: number
   /** The store's answer is shared for this long, so that a flood of /health is not a flood of store calls. */
   storageCacheMs?: number
+  /** Told every report, for metrics. */
+  onReport?: (report: HealthReport) => void
 }
 
 async function withDeadline (work: Promise<unknown>, timeoutMs: number, what: string): Promise<void> {
@@ -38,7 +40,7 @@ function shared (check: () => Promise<CheckResult>, maxAgeMs: number) {
   }
 }
 
-export const healthPlugin = fp<HealthPluginOptions>(async (app, { timeoutMs = 2000, storageCacheMs = 1000 }) => {
+export const healthPlugin = fp<HealthPluginOptions>(async (app, { timeoutMs = 2000, storageCacheMs = 1000, onReport }) => {
   const run = (what: string, work: () => Promise<unknown>) => async (): Promise<CheckResult> => {
     try {
       await withDeadline(work(), timeoutMs, what)
@@ -56,8 +58,10 @@ export const healthPlugin = fp<HealthPluginOptions>(async (app, { timeoutMs = 20
     const [database, storage] = await Promise.all([checkDatabase(), checkStorage()])
     const failing = [database === 'failing' && 'the database', storage === 'failing' && 'the file store'].filter(Boolean)
     const checks = { database, storage }
-    return failing.length === 0
+    const report: HealthReport = failing.length === 0
       ? { status: 'ok', checks }
       : { status: 'unavailable', error: `${failing.join(' and ')} ${failing.length > 1 ? 'are' : 'is'} not answering`, checks }
+    onReport?.(report)
+    return report
   })
 }, { name: 'stowage-health', fastify: '5.x', dependencies: ['stowage-db', 'stowage-storage'] })

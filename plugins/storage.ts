@@ -31,6 +31,8 @@ export interface StoragePluginOptions {
   maxUploadBytes?: number
   /** Use this store instead of building one from `driver`. */
   store?: ObjectStore
+  /** Wraps the store, for metrics. */
+  instrument?: (store: ObjectStore) => ObjectStore
 }
 
 async function createStore (options: StoragePluginOptions, maxUploadBytes: number, log: FastifyBaseLogger): Promise<ObjectStore> {
@@ -49,7 +51,8 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
     bucket = DEFAULT_BUCKET, region = DEFAULT_REGION, root = DEFAULT_STORAGE_ROOT,
     maxFileBytes = DEFAULT_MAX_FILE_BYTES, maxUploadBytes = DEFAULT_MAX_UPLOAD_BYTES
   } = options
-  const store = asDependency(await createStore(options, maxUploadBytes, app.log))
+  const created = await createStore(options, maxUploadBytes, app.log)
+  const store = asDependency(options.instrument ? options.instrument(created) : created)
   await store.open?.()
   const exclusive = createKeyLocks(stowageOf(app).stowageDb)
   app.decorate('stowageFiles', createFileService({ store, bucket, region, root, maxFileBytes, maxUploadBytes, exclusive }))

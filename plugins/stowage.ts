@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify'
+import type { ObjectStore } from '../storage/object-store.js'
 import { authRoutes } from '../routes/auth.js'
 import { filesRoutes } from '../routes/files.js'
 import { rawRoutes } from '../routes/raw.js'
@@ -18,6 +19,11 @@ import { identityPlugin, type IdentityPluginOptions } from './identity.js'
 import { keysPlugin, type KeysPluginOptions } from './keys.js'
 import { openapiPlugin, type OpenApiPluginOptions } from './openapi.js'
 import { storagePlugin, type StoragePluginOptions } from './storage.js'
+import { metricsPlugin } from './metrics.js'
+import { createMetrics, type Metrics } from '../metrics/metrics.js'
+import { poolStats } from '../db/dialect.js'
+import { isStowageError } from '../errors.js'
+import { stowageOf } from './decorators.js'
 import { DEFAULT_BCRYPT_COST, DEFAULT_KEY_PREFIX, DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 
 export interface StowageOptions {
@@ -35,6 +41,12 @@ export interface StowageOptions {
   health?: HealthPluginOptions
   /** Route groups to mount; all by default. `raw`: the streamed file routes, /api/raw/{path}. */
   routes?: { health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, keys?: boolean }
+  /**
+   * Prometheus metrics of this mount, in a registry of their own: decorated as `stowageMetrics`
+   * (`.registry`) for the host to serve or merge. Off by default; `true` makes a registry, or pass
+   * one made with `createMetrics`.
+   */
+  metrics?: boolean | Metrics
   /**
    * Serve `/openapi.json` and, with `docs`, a `/docs` page, for Stowage's routes only. Off when the
    * host app has its own @fastify/swagger: Stowage's routes then appear in the host's document.
@@ -66,16 +78,30 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
     }
   }
 
+  const metrics = options.metrics === true ? createMetrics() : options.metrics || undefined
+  if (metrics) await app.register(metricsPlugin, { metrics })
+  const instrumentStore = metrics && ((store: ObjectStore) => metrics.instrumentStore(store, isStowageError))
+
   await app.register(dbPlugin, options.database)
-  await app.register(storagePlugin, { driver: 'fs', ...options.storage })
-  await app.register(healthPlugin, options.health ?? {})
+  await app.register(storagePlugin, { driver: 'fs', ...options.storage, instrument: instrumentStore })
+  await app.register(healthPlugin, { ...options.health, onReport: metrics && ((report) => {
+    for (const [check, result] of Object.entries(report.checks)) metrics.readiness.set({ check }, result === 'ok' ? 1 : 0)
+  }) })
   await app.register(identityPlugin, options.identity ?? {})
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
-  await app.register(authPlugin, options.auth ?? {})
+  await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
   const routes = { health: true, auth: true, files: true, raw: true, keys: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
+  if (metrics) {
+    const scope = stowageOf(app)
+    Object.assign(metrics.sources, {
+      bcrypt: () => scope.stowageKeys.stats(),
+      uploadMemory: () => uploadMemory.stats(),
+      databasePool: () => poolStats(scope.stowageDb)
+    })
+  }
   if (routes.health) await app.register(healthRoutes)
   if (routes.auth) await app.register(authRoutes)
   if (routes.files) await app.register(filesRoutes, { uploadMemory, uploadTimeoutMs: options.uploads?.timeoutMs })

@@ -7,7 +7,7 @@ import { loadConfig } from '../config.js'
 // against each other: each Stowage instance's configuration loads, and names the database, store,
 // bucket and credentials that the other services define.
 interface Service { environment?: Record<string, string>, depends_on?: Record<string, { condition: string }>, ports?: string[], entrypoint?: string[], command?: string }
-const compose = parse(readFileSync('compose.yaml', 'utf8'), { merge: true }) as { services: Record<string, Service> }
+const compose = parse(readFileSync('compose.yaml', 'utf8'), { merge: true }) as { services: Record<string, Service>, configs: Record<string, { content: string }> }
 const { postgres, minio, bucket } = compose.services
 const instances = Object.entries(compose.services).filter(([name]) => name.startsWith('stowage'))
 
@@ -38,4 +38,15 @@ t.test('the instances name the PostgreSQL, MinIO and bucket that compose defines
     t.match(bucketJob, `mc mb --ignore-existing local/${config.S3_BUCKET}`, 'the bucket job creates their bucket')
   }
   t.match(bucketJob, `mc alias set local http://minio:9000 ${minio.environment!.MINIO_ROOT_USER} ${minio.environment!.MINIO_ROOT_PASSWORD}`)
+})
+
+t.test('the prometheus service scrapes each instance on its METRICS_PORT', async (t) => {
+  const scrape = parse(compose.configs.prometheus.content) as { scrape_configs: Array<{ static_configs: Array<{ targets: string[] }> }> }
+  const targets = scrape.scrape_configs.flatMap((job) => job.static_configs.flatMap((group) => group.targets)).sort()
+  const expected = instances.map(([name, service]) => `${name}:${loadConfig(service.environment).METRICS_PORT}`).sort()
+  t.same(targets, expected)
+  for (const [name, service] of instances) {
+    t.equal(loadConfig(service.environment).METRICS_HOST, '0.0.0.0', `${name}'s metrics listen beyond its own loopback, inside the compose network`)
+    t.notOk(service.ports?.some((port) => port.endsWith(':9464')), `${name} does not publish its metrics port`)
+  }
 })

@@ -1,0 +1,125 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { ObjectStore } from '../storage/object-store.js'
+
+// Seconds, Prometheus' base unit: from a fast cache hit to a slow S3 upload part.
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+/** A counter whose count a service keeps: set to it at each scrape. */
+function setCounter (counter: Counter, value: number | undefined) {
+  if (value === undefined) return
+  counter.reset()
+  counter.inc(value)
+}
+
+/** Numbers the services keep themselves; read when Prometheus scrapes, never pushed. */
+export interface MetricSources {
+  bcrypt?: () => { running: number, queued: number, verifiedHits: number }
+  uploadMemory?: () => { held: number, limit: number, refused: number }
+  databasePool?: () => { total: number, idle: number, waiting: number } | undefined
+}
+
+/**
+ * Stowage's Prometheus metrics, in a registry of their own (a host app gets it to serve or merge):
+ * every label value comes from a fixed set (route templates, methods, statuses, operations), never
+ * from what a caller sends, so cardinality stays bounded.
+ */
+export function createMetrics ({ prefix = 'stowage_', defaultMetrics = true } = {}) {
+  const registry = new Registry()
+  if (defaultMetrics) {
+    collectDefaultMetrics({ register: registry, prefix })
+    // Gauges that prom-client names `_total`, which promtool refuses for anything but a counter.
+    for (const misnamed of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+      registry.removeSingleMetric(prefix + misnamed)
+    }
+  }
+  const sources: MetricSources = {}
+  const name = (base: string) => prefix + base
+  const registers = [registry]
+
+  const httpRequests = new Counter({ name: name('http_requests_total'), help: 'HTTP requests answered, by route template, method and status', labelNames: ['route', 'method', 'status'], registers })
+  const httpDuration = new Histogram({ name: name('http_request_duration_seconds'), help: 'Time from the request to the end of its answer', labelNames: ['route', 'method'], buckets: LATENCY_BUCKETS, registers })
+  const httpBytesIn = new Counter({ name: name('http_request_bytes_total'), help: 'Bytes received on the file routes, headers included', labelNames: ['route'], registers })
+  const httpBytesOut = new Counter({ name: name('http_response_bytes_total'), help: 'Bytes sent on the file routes, headers included', labelNames: ['route'], registers })
+  const authAttempts = new Counter({ name: name('auth_attempts_total'), help: 'Authentications by method (jwt, api_key, aws, custom, none) and result (ok, refused, throttled, unavailable)', labelNames: ['method', 'result'], registers })
+  const storeDuration = new Histogram({ name: name('store_operation_duration_seconds'), help: 'File store operations until they answer (a read: until its body starts), by operation', labelNames: ['operation'], buckets: LATENCY_BUCKETS, registers })
+  const storeFailures = new Counter({ name: name('store_operation_failures_total'), help: 'File store operations that failed, by operation (refusals of Stowage\'s own, such as 412, are not failures)', labelNames: ['operation'], registers })
+  const requestsCut = new Counter({ name: name('requests_cut_total'), help: 'Requests cut off by a deadline: headers, body (HTTP_REQUEST_TIMEOUT_MS), idle (HTTP_IDLE_TIMEOUT_MS)', labelNames: ['timeout'], registers })
+  const readiness = new Gauge({ name: name('readiness_check_up'), help: '1 when the readiness check passed at its last run, 0 when it failed', labelNames: ['check'], registers })
+
+  new Gauge({
+    name: name('bcrypt_compares'), help: 'bcrypt compares of API keys running and queued', labelNames: ['state'], registers,
+    collect () {
+      const stats = sources.bcrypt?.()
+      if (!stats) return
+      this.set({ state: 'running' }, stats.running)
+      this.set({ state: 'queued' }, stats.queued)
+    }
+  })
+  new Counter({
+    name: name('api_key_cache_hits_total'), help: 'API keys verified from memory, without bcrypt', registers,
+    collect () { setCounter(this, sources.bcrypt?.().verifiedHits) }
+  })
+  new Gauge({
+    name: name('upload_memory_bytes'), help: 'Upload bytes held in memory, and the budget (UPLOAD_MEMORY_BYTES)', labelNames: ['state'], registers,
+    collect () {
+      const stats = sources.uploadMemory?.()
+      if (!stats) return
+      this.set({ state: 'held' }, stats.held)
+      this.set({ state: 'limit' }, stats.limit)
+    }
+  })
+  new Counter({
+    name: name('uploads_refused_total'), help: 'Uploads refused with 503 because the upload memory budget was full', registers,
+    collect () { setCounter(this, sources.uploadMemory?.().refused) }
+  })
+  new Gauge({
+    name: name('database_pool_connections'), help: 'PostgreSQL pool connections: open (total), idle, and requests waiting for one', labelNames: ['state'], registers,
+    collect () {
+      const pool = sources.databasePool?.()
+      if (!pool) return
+      this.set({ state: 'total' }, pool.total)
+      this.set({ state: 'idle' }, pool.idle)
+      this.set({ state: 'waiting' }, pool.waiting)
+    }
+  })
+
+  return {
+    registry,
+    sources,
+    httpRequests,
+    httpDuration,
+    httpBytesIn,
+    httpBytesOut,
+    authAttempts,
+    requestsCut,
+    readiness,
+
+    /** The same store, each operation timed and its failures counted. */
+    instrumentStore (store: ObjectStore, isRefusal: (error: unknown) => boolean): ObjectStore {
+      const timed = <A extends unknown[], R>(operation: string, method: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+        const end = storeDuration.startTimer({ operation })
+        try {
+          return await method.apply(store, args)
+        } catch (error) {
+          if (!isRefusal(error)) storeFailures.inc({ operation })
+          throw error
+        } finally {
+          end()
+        }
+      }
+      return {
+        list: timed('list', store.list),
+        head: timed('head', store.head),
+        read: timed('read', store.read),
+        write: timed('write', store.write),
+        delete: timed('delete', store.delete),
+        check: timed('check', store.check),
+        writeBufferBytes: store.writeBufferBytes,
+        open: store.open && (() => store.open!()),
+        close: store.close && (() => store.close!())
+      }
+    }
+  }
+}
+
+export type Metrics = ReturnType<typeof createMetrics>
