@@ -5,6 +5,7 @@ import { trustProxy, type Config } from './config.js'
 import type { StowageDecorators } from './plugins/decorators.js'
 import { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.js'
 import { requestDeadlinePlugin } from './plugins/request-deadline.js'
+import { requestIdGenerator } from './plugins/request-id.js'
 import { createMetrics } from './metrics/metrics.js'
 import type { Duplex } from 'node:stream'
 import { stowage, type StowageOptions } from './plugins/stowage.js'
@@ -39,6 +40,9 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
       : clientErrorHandler,
     // request.ip, which the per-address failure limit counts, is the client's only behind a trusted proxy.
     trustProxy: config.TRUST_PROXY === undefined ? false : trustProxy(config.TRUST_PROXY),
+    // Every log line of a request carries its id: a trusted proxy's X-Request-Id, else a new UUID.
+    genReqId: requestIdGenerator(config.TRUST_PROXY === undefined ? undefined : trustProxy(config.TRUST_PROXY)),
+    requestIdHeader: false,
     // A connection silent this long (a stalled body, an answer nobody reads) is closed.
     connectionTimeout: config.HTTP_IDLE_TIMEOUT_MS,
     // Off: it would cut off a streamed upload. requestDeadlinePlugin bounds every other body.
@@ -49,6 +53,10 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   app.setNotFoundHandler(notFoundHandler)
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id)
+    done()
+  })
   await app.register(requestDeadlinePlugin, { timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, onCut: metrics && (() => metrics.requestsCut.inc({ timeout: 'body' })) })
   if (metrics) {
     // With a listener, Node leaves closing the silent connection to it.

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { generateApiKey } from '../keys/api-key.js'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { closedPortUrl } from './helpers/net.js'
-import { waitFor } from './helpers/wait.js'
+import { captureLogs, waitFor } from './helpers/wait.js'
 
 // docs/deploy.md's nginx block, as written, in front of a real Stowage: the names that a proxy
 // could rewrite, and the body limits it could get wrong. .ci/run installs nginx when it is missing.
@@ -113,4 +113,28 @@ t.test('behind that nginx with TRUST_PROXY naming it, the failure limit counts e
   const cold = (await app.stowageKeys.create({ userId: 'carol', orgId: null })).key
   t.equal(await from('127.0.0.2', cold, '198.51.100.7'), 429, 'the failing client is throttled, whatever it forwards')
   t.equal(await from('127.0.0.3', cold), 200, 'another client behind the same proxy is not')
+})
+
+t.test('request ids cross that nginx: its $request_id is the id in Stowage\'s answer and log lines; an untrusted client\'s is replaced', { skip }, async (t) => {
+  const logs = captureLogs()
+  const { app, close } = await buildTestApp({ env: { TRUST_PROXY: '127.0.0.1', LOG_LEVEL: 'info' }, logStream: logs.stream })
+  t.teardown(close)
+  const proxy = await startNginx(t, await app.listen({ host: '127.0.0.1', port: 0 }))
+  const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
+  const through = await fetch(`${proxy}/api/files`, { headers: { ...bearer(key), 'x-request-id': 'forged-by-the-client' } })
+  const id = through.headers.get('x-request-id')
+  t.match(id, /^[0-9a-f]{32}$/, `nginx's $request_id, not the client's: ${id}`)
+  await logs.waitForMessage('request completed')
+  t.ok(logs.entries.filter((entry) => entry.reqId === id).length >= 2, 'the request\'s log lines carry it')
+
+  const port = (app.server.address() as { port: number }).port
+  const idFrom = (localAddress: string, given: string) => new Promise<string | undefined>((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path: '/health', localAddress, headers: { 'x-request-id': given } }, (res) => {
+      res.resume()
+      resolve(res.headers['x-request-id'] as string | undefined)
+    }).on('error', reject).end()
+  })
+  t.match(await idFrom('127.0.0.2', 'well-formed-but-untrusted'), /^[0-9a-f-]{36}$/, 'a client that is not a trusted proxy gets a new UUID')
+  t.equal(await idFrom('127.0.0.1', 'from-the-proxy-itself'), 'from-the-proxy-itself', 'the trusted proxy\'s own id is kept')
+  t.match(await idFrom('127.0.0.1', 'a b"forged'), /^[0-9a-f-]{36}$/, 'a malformed id is replaced, even from the proxy')
 })
