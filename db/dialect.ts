@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
+import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery, type LogEvent, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
@@ -21,7 +21,11 @@ export interface DialectOptions {
   queryTimeoutMs?: number
   poolSize?: number
   log?: { warn (details: object, message: string): void }
+  /** Told every query (its SQL, seconds, and whether it failed), for metrics. */
+  onQuery?: QueryObserver
 }
+
+export type QueryObserver = (sql: string, seconds: number, failed: boolean) => void
 
 /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`. Failures of the database itself surface as
  *  DependencyUnavailableError (503); mistakes in a query stay what they are (500). */
@@ -35,19 +39,21 @@ export function createDialect (url: string, options: DialectOptions = {}): Diale
 /** A Kysely instance for `url` (see createDialect). On SQLite it also allows `directLookup`; on
  *  PostgreSQL, `poolStats`. */
 export function openDatabase (url: string, options: DialectOptions = {}): Kysely<Database> {
+  const { onQuery } = options
+  const log = onQuery && ((event: LogEvent) => onQuery(event.query.sql, event.queryDurationMillis / 1000, event.level === 'error'))
   if (dialectName(url) === 'postgres') {
     const pool = createPool(url, options)
-    const db = new Kysely<Database>({ dialect: mapFailures(new PostgresDialect({ pool }), isPostgresOutage) })
+    const db = new Kysely<Database>({ dialect: mapFailures(new PostgresDialect({ pool }), isPostgresOutage), log })
     poolBehind.set(db, pool)
     return db
   }
   const database = openSqlite(url, options)
-  const db = new Kysely<Database>({ dialect: sqliteDialect(database) })
-  sqliteBehind.set(db, database)
+  const db = new Kysely<Database>({ dialect: sqliteDialect(database), log })
+  sqliteBehind.set(db, { database, onQuery })
   return db
 }
 
-const sqliteBehind = new WeakMap<Kysely<Database>, SqliteDatabase.Database>()
+const sqliteBehind = new WeakMap<Kysely<Database>, { database: SqliteDatabase.Database, onQuery?: QueryObserver }>()
 const poolBehind = new WeakMap<Kysely<Database>, PostgresPool & { stats (): { total: number, idle: number, waiting: number } }>()
 
 /** Connections of an `openDatabase` PostgreSQL pool: open, idle, and requests waiting for one. */
@@ -64,13 +70,20 @@ export function poolStats (db: Kysely<Database>) {
  * inside the open transaction.)
  */
 export function directLookup<Row> (db: Kysely<Database>, sql: string): ((parameters: unknown[]) => Row | undefined) | undefined {
-  const statement = sqliteBehind.get(db)?.prepare(sql)
+  const behind = sqliteBehind.get(db)
+  const statement = behind?.database.prepare(sql)
   if (!statement) return undefined
+  const onQuery = behind?.onQuery
   return (parameters) => {
+    const started = onQuery && performance.now()
+    let failed = false
     try {
       return statement.get(parameters) as Row | undefined
     } catch (error) {
+      failed = true
       throw isSqliteOutage(error) ? dependencyUnavailable('the database', error) : error
+    } finally {
+      if (onQuery) onQuery(sql, (performance.now() - started!) / 1000, failed)
     }
   }
 }

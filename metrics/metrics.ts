@@ -4,6 +4,8 @@ import type { ObjectStore } from '../storage/object-store.js'
 // Seconds, Prometheus' base unit: from a fast cache hit to a slow S3 upload part.
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
 
+const QUERY_OPERATION = /^\s*(select|insert|update|delete)\b/i
+
 /** A counter whose count a service keeps: set to it at each scrape. */
 function setCounter (counter: Counter, value: number | undefined) {
   if (value === undefined) return
@@ -43,6 +45,8 @@ export function createMetrics ({ prefix = 'stowage_', defaultMetrics = true } = 
   const authAttempts = new Counter({ name: name('auth_attempts_total'), help: 'Authentications by method (jwt, api_key, aws, custom, none) and result (ok, refused, throttled, unavailable)', labelNames: ['method', 'result'], registers })
   const storeDuration = new Histogram({ name: name('store_operation_duration_seconds'), help: 'File store operations until they answer (a read: until its body starts), by operation', labelNames: ['operation'], buckets: LATENCY_BUCKETS, registers })
   const storeFailures = new Counter({ name: name('store_operation_failures_total'), help: 'File store operations that failed, by operation (refusals of Stowage\'s own, such as 412, are not failures)', labelNames: ['operation'], registers })
+  const queryDuration = new Histogram({ name: name('database_query_duration_seconds'), help: 'Database statements by operation (select, insert, update, delete, other)', labelNames: ['operation'], buckets: LATENCY_BUCKETS, registers })
+  const queryFailures = new Counter({ name: name('database_query_failures_total'), help: 'Database statements that failed, by operation', labelNames: ['operation'], registers })
   const requestsCut = new Counter({ name: name('requests_cut_total'), help: 'Requests cut off by a deadline: headers, body (HTTP_REQUEST_TIMEOUT_MS), idle (HTTP_IDLE_TIMEOUT_MS)', labelNames: ['timeout'], registers })
   const readiness = new Gauge({ name: name('readiness_check_up'), help: '1 when the readiness check passed at its last run, 0 when it failed', labelNames: ['check'], registers })
 
@@ -93,6 +97,13 @@ export function createMetrics ({ prefix = 'stowage_', defaultMetrics = true } = 
     authAttempts,
     requestsCut,
     readiness,
+
+    /** A database statement, by the operation its SQL begins with. */
+    observeQuery (sql: string, seconds: number, failed: boolean) {
+      const operation = QUERY_OPERATION.exec(sql)?.[1].toLowerCase() ?? 'other'
+      queryDuration.observe({ operation }, seconds)
+      if (failed) queryFailures.inc({ operation })
+    },
 
     /** The same store, each operation timed and its failures counted. */
     instrumentStore (store: ObjectStore, isRefusal: (error: unknown) => boolean): ObjectStore {

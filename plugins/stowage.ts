@@ -82,7 +82,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (metrics) await app.register(metricsPlugin, { metrics })
   const instrumentStore = metrics && ((store: ObjectStore) => metrics.instrumentStore(store, isStowageError))
 
-  await app.register(dbPlugin, options.database)
+  await app.register(dbPlugin, { ...options.database, onQuery: metrics?.observeQuery })
   await app.register(storagePlugin, { driver: 'fs', ...options.storage, instrument: instrumentStore })
   await app.register(healthPlugin, { ...options.health, onReport: metrics && ((report) => {
     for (const [check, result] of Object.entries(report.checks)) metrics.readiness.set({ check }, result === 'ok' ? 1 : 0)
