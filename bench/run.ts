@@ -154,6 +154,29 @@ async function main () {
     ratio('JWT credentials / health', jwtCredentials / health, '>= 0.8')
     ratio('API-key credentials / health', keyCredentials / health, '>= 0.8')
 
+    // The same service with metrics on (METRICS_PORT), on the same database and store.
+    const metricsPort = port + 200
+    startNode(join(here, '..', 'server.js'), {
+      PORT: String(metricsPort),
+      METRICS_PORT: String(metricsPort + 1),
+      DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
+      STORAGE_DRIVER: 's3',
+      S3_BUCKET: s3.bucket,
+      S3_ENDPOINT: s3.endpoint,
+      S3_FORCE_PATH_STYLE: 'true',
+      AUTH_FAILURES_PER_ADDRESS: '1000000000',
+      LOG_LEVEL: 'warn'
+    })
+    await waitUntilHealthy(`http://127.0.0.1:${metricsPort}`)
+    console.log()
+    const [metricsOff, metricsOn] = await measure([
+      { title: 'GET /api/auth/credentials (API key), metrics off', url: `${base}/api/auth/credentials`, headers: apiKey },
+      { title: 'GET /api/auth/credentials (API key), metrics on', url: `http://127.0.0.1:${metricsPort}/api/auth/credentials`, headers: apiKey }
+    ])
+    ratio('key route with metrics on / off', metricsOn / metricsOff, 'reported: what metrics cost when on')
+    const scraped = await fetch(`http://127.0.0.1:${metricsPort + 1}/metrics`)
+    if (!scraped.ok) throw new Error(`metrics scrape failed: ${scraped.status}`)
+
     console.log()
     const unknownKey = await meanLatency({
       title: 'unknown well-formed API key, bcrypt cost 10 (401)', url: `${base}/api/auth/credentials`,
