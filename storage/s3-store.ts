@@ -102,10 +102,11 @@ function guardedBody (source: Readable, idleMs: number, length: number): Readabl
   const body = new Transform({
     transform (chunk: Buffer, _encoding, done) {
       lastProgress = performance.now()
-      if (chunk.length < left) {
+      if (chunk.length <= left) {
         left -= chunk.length
         return done(null, chunk)
       }
+      // More than was asked: the rest is not read, and its connection not kept.
       const last = chunk.subarray(0, left)
       left = 0
       done(null, last)
@@ -124,7 +125,8 @@ function guardedBody (source: Readable, idleMs: number, length: number): Readabl
   source.on('error', (error) => body.destroy(error))
   body.on('close', () => {
     clearInterval(watchdog)
-    source.destroy()
+    // A body read to its end keeps its connection for the next request; one cut short does not.
+    if (!source.readableEnded) source.destroy()
   })
   if (length === 0) body.end()
   else source.pipe(body)
