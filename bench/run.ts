@@ -129,6 +129,76 @@ async function main () {
     const jwt = { authorization: `Bearer ${idp.token({ sub: 'bench-user' }, { expiresIn: 3600 })}` }
     console.log(`Stowage benchmark: ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}\n`)
 
+    /** Files of any size: raw GET throughput and the server's memory for large transfers. */
+    async function measureStreaming () {
+      console.log('\nFiles of any size (raw routes)')
+      const fsDir = join(dataDir, 'objects')
+      const streamingEnv = (driver: string) => ({
+        DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
+        STORAGE_DRIVER: driver,
+        STORAGE_DIR: fsDir,
+        S3_BUCKET: s3.bucket,
+        S3_ENDPOINT: s3.endpoint,
+        S3_FORCE_PATH_STYLE: 'true',
+        JWT_ISSUER: idp.issuer,
+        JWT_AUDIENCE: TEST_AUDIENCE,
+        LOG_LEVEL: 'warn'
+      })
+      let nextPort = port + 100
+      /** A service of its own for each measure: a fresh process, so each growth starts from the same idle state. */
+      const freshService = async (driver: string): Promise<StreamingTarget & { child: ChildProcess }> => {
+        const servicePort = nextPort++
+        const child = startNode(join(here, '..', 'server.js'), { ...streamingEnv(driver), PORT: String(servicePort) })
+        await waitUntilHealthy(`http://127.0.0.1:${servicePort}`)
+        // The upload and download code paths loaded, as in a service that has served before.
+        const warm = await putStream({ port: servicePort, path: '/api/raw/bench/warm.bin', headers: jwt }, generatedFile(1), 1048576)
+        if (warm.status !== 200) throw new Error(`warm-up raw PUT: ${warm.status}`)
+        return { port: servicePort, pid: child.pid!, headers: jwt, child }
+      }
+      const growthIn = async (driver: string, mib: number) => {
+        const service = await freshService(driver)
+        try {
+          return await transferGrowth(service, `/api/raw/bench/${mib}m.bin`, mib)
+        } finally {
+          service.child.kill('SIGTERM')
+        }
+      }
+      for (const driver of ['s3', 'fs']) {
+        const target = await freshService(driver)
+        const uploaded = await putStream({ ...target, path: '/api/raw/bench/256m.bin' }, generatedFile(256), 256 * 1048576)
+        if (uploaded.status !== 200) throw new Error(`raw PUT of 256 MiB: ${uploaded.status}`)
+        const reference = async (script: string, env: Record<string, string>) =>
+          `http://127.0.0.1:${(JSON.parse(await firstLine(startNode(join(here, script), env))) as { port: number }).port}/`
+        const stowageUrl = { url: `http://127.0.0.1:${target.port}/api/raw/bench/256m.bin`, headers: jwt }
+        if (driver === 's3') {
+          const direct = `${s3.endpoint}/${s3.bucket}/users/bench-user/files/bench/256m.bin`
+          const relay = await reference('relay-server.js', { OBJECT_URL: direct })
+          const [stowage, store, bare] = await compareThroughput([stowageUrl, { url: direct }, { url: relay }], 5)
+          console.log(`s3: raw GET of 256 MiB ${stowage.toFixed(0)} MB/s; GetObject from s3rver ${store.toFixed(0)} MB/s; a bare node relay of it ${bare.toFixed(0)} MB/s`)
+          ratio('s3: raw GET / GetObject from the store', stowage / store, '>= 0.8')
+          ratio('s3: raw GET / bare node relay', stowage / bare, 'reported')
+          ratio('s3: bare node relay / GetObject from the store', bare / store, 'reported: what one more process costs here')
+        } else {
+          const file = await reference('file-server.js', { OBJECT_FILE: join(fsDir, 'users.d', 'bench-user.d', 'files.d', 'bench.d', '256m.bin.o') })
+          const [stowage, direct] = await compareThroughput([stowageUrl, { url: file }], 5)
+          console.log(`fs: raw GET of 256 MiB ${stowage.toFixed(0)} MB/s; a bare node server streaming the file ${direct.toFixed(0)} MB/s`)
+          ratio('fs: raw GET / the file streamed by a bare node server', stowage / direct, '>= 0.8')
+        }
+        target.child.kill('SIGTERM')
+        const small = await growthIn(driver, 64)
+        const large = await growthIn(driver, 1024)
+        const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
+        console.log(`${driver}: peak RSS growth from a fresh service, raw PUT ${mib(small.put)} for 64 MiB, ${mib(large.put)} for 1 GiB; raw GET ${mib(small.get)} for 64 MiB, ${mib(large.get)} for 1 GiB`)
+        // A growth under 4 MiB is noise: the ratio of two of them says nothing.
+        const floor = 4 * 1048576
+        ratio(`${driver}: PUT growth 1 GiB / 64 MiB`, Math.max(large.put, floor) / Math.max(small.put, floor), '<= 1.5, and <= 128 MiB for 1 GiB')
+        ratio(`${driver}: GET growth 1 GiB / 64 MiB`, Math.max(large.get, floor) / Math.max(small.get, floor), '<= 1.5, and <= 128 MiB for 1 GiB')
+      }
+    }
+    // BENCH_ONLY=streaming: only these, a few minutes instead of the whole run.
+    if (process.env.BENCH_ONLY === 'streaming') return await measureStreaming()
+
+
     // First, while the service's memory high-water mark is still that of an idle process; one
     // smaller upload before it loads the code the upload path needs.
     const warmUp = await fetch(`${base}/api/files/bench/warm.bin`, {
@@ -223,51 +293,7 @@ async function main () {
     ratio('reference server / direct GetObject', referenceGet / directGet, 'reported')
 
 
-    console.log('\nFiles of any size (raw routes)')
-    const fsPort = port + 100
-    const fsDir = join(dataDir, 'objects')
-    const fsServer = startNode(join(here, '..', 'server.js'), {
-      PORT: String(fsPort),
-      DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
-      STORAGE_DRIVER: 'fs',
-      STORAGE_DIR: fsDir,
-      JWT_ISSUER: idp.issuer,
-      JWT_AUDIENCE: TEST_AUDIENCE,
-      LOG_LEVEL: 'warn'
-    })
-    await waitUntilHealthy(`http://127.0.0.1:${fsPort}`)
-    const drivers: Array<[string, StreamingTarget, string]> = [
-      ['s3', { port, pid: server.pid!, headers: jwt }, `${s3.endpoint}/${s3.bucket}/users/bench-user/files/bench/256m.bin`],
-      ['fs', { port: fsPort, pid: fsServer.pid!, headers: jwt }, '']
-    ]
-    for (const [driver, target, s3Direct] of drivers) {
-      const uploaded = await putStream({ ...target, path: '/api/raw/bench/256m.bin' }, generatedFile(256), 256 * 1048576)
-      if (uploaded.status !== 200) throw new Error(`raw PUT of 256 MiB: ${uploaded.status}`)
-      const reference = async (script: string, env: Record<string, string>) =>
-        `http://127.0.0.1:${(JSON.parse(await firstLine(startNode(join(here, script), env))) as { port: number }).port}/`
-      const stowageUrl = { url: `http://127.0.0.1:${target.port}/api/raw/bench/256m.bin`, headers: jwt }
-      if (driver === 's3') {
-        const relay = await reference('relay-server.js', { OBJECT_URL: s3Direct })
-        const [stowage, direct, bare] = await compareThroughput([stowageUrl, { url: s3Direct }, { url: relay }])
-        console.log(`s3: raw GET of 256 MiB ${stowage.toFixed(0)} MB/s; GetObject from s3rver ${direct.toFixed(0)} MB/s; a bare node relay of it ${bare.toFixed(0)} MB/s`)
-        ratio('s3: raw GET / GetObject from the store', stowage / direct, '>= 0.8')
-        ratio('s3: raw GET / bare node relay', stowage / bare, 'reported')
-        ratio('s3: bare node relay / GetObject from the store', bare / direct, 'reported: what one more process costs here')
-      } else {
-        const file = await reference('file-server.js', { OBJECT_FILE: join(fsDir, 'users.d', 'bench-user.d', 'files.d', 'bench.d', '256m.bin.o') })
-        const [stowage, direct] = await compareThroughput([stowageUrl, { url: file }])
-        console.log(`fs: raw GET of 256 MiB ${stowage.toFixed(0)} MB/s; a bare node server streaming the file ${direct.toFixed(0)} MB/s`)
-        ratio('fs: raw GET / the file streamed by a bare node server', stowage / direct, '>= 0.8')
-      }
-      const small = await transferGrowth(target, '/api/raw/bench/64m.bin', 64)
-      const large = await transferGrowth(target, '/api/raw/bench/1g.bin', 1024)
-      const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
-      console.log(`${driver}: peak RSS growth, raw PUT ${mib(small.put)} for 64 MiB, ${mib(large.put)} for 1 GiB; raw GET ${mib(small.get)} for 64 MiB, ${mib(large.get)} for 1 GiB`)
-      // A growth under 4 MiB is noise: the ratio of two of them says nothing.
-      const floor = 4 * 1048576
-      ratio(`${driver}: PUT growth 1 GiB / 64 MiB`, Math.max(large.put, floor) / Math.max(small.put, floor), '<= 1.5, and <= 128 MiB for 1 GiB')
-      ratio(`${driver}: GET growth 1 GiB / 64 MiB`, Math.max(large.get, floor) / Math.max(small.get, floor), '<= 1.5, and <= 128 MiB for 1 GiB')
-    }
+    await measureStreaming()
 
     console.log()
     const listing = await measureFsListing()
