@@ -1,4 +1,6 @@
 import t from 'tap'
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -167,6 +169,16 @@ for (const [name, create] of Object.entries(drivers)) {
         t.equal((await getBytes(store, key))?.body.toString(), 'old')
       }
       if (name === 's3') t.ok(warnings.some((message) => /abort/.test(message)), 's3rver refuses AbortMultipartUpload (405): logged, survived')
+    })
+
+    t.test('a body read to its end leaves its connection to be reused', { skip: (name !== 's3' || !existsSync('/usr/bin/ss')) && 'S3 only, with ss(8)' }, async (t) => {
+      await putBytes(store, base + 'reused.txt', Buffer.alloc(4096, 'r'), 'text/plain')
+      const port = new URL(s3.endpoint).port
+      // Connections to s3rver that this test ends: each GET on a new connection leaves one in TIME-WAIT.
+      const closedToStore = () => execFileSync('ss', ['-tan', 'state', 'time-wait', `dport = :${port}`]).toString().trim().split('\n').length - 1
+      const before = closedToStore()
+      for (let i = 0; i < 20; i++) t.equal(await text(await store.read(base + 'reused.txt')), 'r'.repeat(4096))
+      t.ok(closedToStore() - before < 5, `${closedToStore() - before} connections closed for 20 reads`)
     })
 
     t.test('a body of several parts round-trips byte for byte', async (t) => {
