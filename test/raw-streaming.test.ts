@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
-import { connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTestDatabase } from './helpers/db.js'
@@ -138,18 +138,31 @@ for (const driver of ['fs', 's3'] as const) {
 t.test('s3: raw uploads hold their three parts of UPLOAD_MEMORY_BYTES; past it, 503 with Retry-After; the room comes back', async (t) => {
   // 32 MiB holds one upload of three 8 MiB parts, not two.
   const { target, port, key } = await serve(t, 's3')
-  const holder = connect(port, '127.0.0.1')
-  holder.on('error', () => {})
+  // A holder that arrives while a probe holds the room is itself refused: it is replaced.
+  let holder: Socket | undefined
   let held = ''
-  holder.on('data', (chunk) => { held += chunk })
-  holder.write(`PUT /api/raw/held.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${64 * MIB}\r\n\r\n`)
-  holder.write(Buffer.alloc(MIB))
+  const hold = () => {
+    holder?.destroy()
+    held = ''
+    const socket = connect(port, '127.0.0.1')
+    socket.on('error', () => {})
+    socket.on('data', (chunk) => { if (socket === holder) held += chunk })
+    socket.write(`PUT /api/raw/held.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${64 * MIB}\r\n\r\n`)
+    socket.write(Buffer.alloc(MIB))
+    holder = socket
+  }
+  hold()
   let refused = await putStream(target('second.bin'), [Buffer.from('x')], 1)
-  await waitFor(async () => refused.status === 503 || (refused = await putStream(target('second.bin'), [Buffer.from('x')], 1)).status === 503, { what: 'the first upload to hold its parts' })
+  await waitFor(async () => {
+    if (held !== '') hold()
+    else if (refused.status === 503) return true
+    refused = await putStream(target('second.bin'), [Buffer.from('x')], 1)
+    return refused.status === 503 && held === ''
+  }, { what: 'the first upload to hold its parts' })
   t.equal(held, '', 'the first upload is still in progress')
   t.same(JSON.parse(refused.body), { error: 'too many uploads in progress, try again shortly' })
   t.equal(refused.headers['retry-after'], '5')
-  holder.destroy()
+  holder!.destroy()
   await waitFor(async () => (await putStream(target('second.bin'), [Buffer.from('x')], 1)).status === 200, { what: 'the room to come back' })
   t.pass('an upload fits again once the first is gone')
 })
