@@ -308,7 +308,7 @@ export function createFsStore (rootDir: string): ObjectStore {
       const staged = await stage(body, contentType, maxBytes)
       try {
         return await exclusive(key, async () => {
-          checkPreconditions(await head(key), preconditions)
+          if (hasPreconditions(preconditions)) checkPreconditions(await head(key), preconditions)
           // Published now: an upload that began before another and ended after it is the newer.
           const now = new Date()
           await utimes(staged.path, now, now)

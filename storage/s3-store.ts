@@ -284,7 +284,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
       const first = await parts.next()
       const second = await parts.next()
       const publish = (store: () => Promise<void>) => exclusive(key, async () => {
-        checkPreconditions(await head(key), preconditions)
+        if (hasPreconditions(preconditions)) checkPreconditions(await head(key), preconditions)
         try {
           await store()
         } catch (error) {
