@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
-import type { ObjectStore } from '../storage/object-store.js'
+import { wrapOperations, type ObjectStore } from '../storage/object-store.js'
 
 // Seconds, Prometheus' base unit: from a fast cache hit to a slow S3 upload part.
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -50,41 +50,29 @@ export function createMetrics ({ prefix = 'stowage_', defaultMetrics = true } = 
   const requestsCut = new Counter({ name: name('requests_cut_total'), help: 'Requests cut off by a deadline: headers, body (HTTP_REQUEST_TIMEOUT_MS), idle (HTTP_IDLE_TIMEOUT_MS)', labelNames: ['timeout'], registers })
   const readiness = new Gauge({ name: name('readiness_check_up'), help: '1 when the readiness check passed at its last run, 0 when it failed', labelNames: ['check'], registers })
 
-  new Gauge({
-    name: name('bcrypt_compares'), help: 'bcrypt compares of API keys running and queued', labelNames: ['state'], registers,
+  /** A gauge of a few states of one thing, read from its service at each scrape. */
+  const stateGauge = (base: string, help: string, read: () => Record<string, number> | undefined) => new Gauge({
+    name: name(base), help, labelNames: ['state'], registers,
     collect () {
-      const stats = sources.bcrypt?.()
-      if (!stats) return
-      this.set({ state: 'running' }, stats.running)
-      this.set({ state: 'queued' }, stats.queued)
+      for (const [state, value] of Object.entries(read() ?? {})) this.set({ state }, value)
     }
   })
+  stateGauge('bcrypt_compares', 'bcrypt compares of API keys running and queued', () => {
+    const stats = sources.bcrypt?.()
+    return stats && { running: stats.running, queued: stats.queued }
+  })
+  stateGauge('upload_memory_bytes', 'Upload bytes held in memory, and the budget (UPLOAD_MEMORY_BYTES)', () => {
+    const stats = sources.uploadMemory?.()
+    return stats && { held: stats.held, limit: stats.limit }
+  })
+  stateGauge('database_pool_connections', 'PostgreSQL pool connections: open (total), idle, and requests waiting for one', () => sources.databasePool?.())
   new Counter({
     name: name('api_key_cache_hits_total'), help: 'API keys verified from memory, without bcrypt', registers,
     collect () { setCounter(this, sources.bcrypt?.().verifiedHits) }
   })
-  new Gauge({
-    name: name('upload_memory_bytes'), help: 'Upload bytes held in memory, and the budget (UPLOAD_MEMORY_BYTES)', labelNames: ['state'], registers,
-    collect () {
-      const stats = sources.uploadMemory?.()
-      if (!stats) return
-      this.set({ state: 'held' }, stats.held)
-      this.set({ state: 'limit' }, stats.limit)
-    }
-  })
   new Counter({
     name: name('uploads_refused_total'), help: 'Uploads refused with 503 because the upload memory budget was full', registers,
     collect () { setCounter(this, sources.uploadMemory?.().refused) }
-  })
-  new Gauge({
-    name: name('database_pool_connections'), help: 'PostgreSQL pool connections: open (total), idle, and requests waiting for one', labelNames: ['state'], registers,
-    collect () {
-      const pool = sources.databasePool?.()
-      if (!pool) return
-      this.set({ state: 'total' }, pool.total)
-      this.set({ state: 'idle' }, pool.idle)
-      this.set({ state: 'waiting' }, pool.waiting)
-    }
   })
 
   return {
@@ -107,28 +95,17 @@ export function createMetrics ({ prefix = 'stowage_', defaultMetrics = true } = 
 
     /** The same store, each operation timed and its failures counted. */
     instrumentStore (store: ObjectStore, isRefusal: (error: unknown) => boolean): ObjectStore {
-      const timed = <A extends unknown[], R>(operation: string, method: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+      return wrapOperations(store, (operation, method) => async (...args) => {
         const end = storeDuration.startTimer({ operation })
         try {
-          return await method.apply(store, args)
+          return await method(...args)
         } catch (error) {
           if (!isRefusal(error)) storeFailures.inc({ operation })
           throw error
         } finally {
           end()
         }
-      }
-      return {
-        list: timed('list', store.list),
-        head: timed('head', store.head),
-        read: timed('read', store.read),
-        write: timed('write', store.write),
-        delete: timed('delete', store.delete),
-        check: timed('check', store.check),
-        writeBufferBytes: store.writeBufferBytes,
-        open: store.open && (() => store.open!()),
-        close: store.close && (() => store.close!())
-      }
+      })
     }
   }
 }

@@ -136,27 +136,34 @@ export async function * limitBytes (body: Bytes, maxBytes: number): AsyncGenerat
   }
 }
 
+/** Wraps one operation of a store; `operation` names it. */
+export type AroundOperation = <A extends unknown[], R>(operation: string, method: (...args: A) => Promise<R>) => (...args: A) => Promise<R>
+
+/** The same store with each of its operations passed through `around` (asDependency, metrics). */
+export function wrapOperations (store: ObjectStore, around: AroundOperation): ObjectStore {
+  return {
+    list: around('list', store.list.bind(store)),
+    head: around('head', store.head.bind(store)),
+    read: around('read', store.read.bind(store)),
+    write: around('write', store.write.bind(store)),
+    delete: around('delete', store.delete.bind(store)),
+    check: around('check', store.check.bind(store)),
+    writeBufferBytes: store.writeBufferBytes,
+    open: store.open && around('open', store.open.bind(store)),
+    close: store.close && (() => store.close!())
+  }
+}
+
 /** The same store, its own failures (down, slow, refusing the service) turned into a 503 that the
  *  client may retry; refusals of Stowage's own pass through. (A body that fails part way through
  *  can only be cut off: its answer has begun.) */
 export function asDependency (store: ObjectStore): ObjectStore {
-  const guard = <A extends unknown[], R>(method: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+  return wrapOperations(store, (_operation, method) => async (...args) => {
     try {
-      return await method.apply(store, args)
+      return await method(...args)
     } catch (error) {
       if (isStowageError(error) || isProgrammingError(error)) throw error
       throw dependencyUnavailable('the file store', error)
     }
-  }
-  return {
-    list: guard(store.list),
-    head: guard(store.head),
-    read: guard(store.read),
-    write: guard(store.write),
-    delete: guard(store.delete),
-    check: guard(store.check),
-    writeBufferBytes: store.writeBufferBytes,
-    open: store.open && guard(store.open),
-    close: store.close && (() => store.close!())
-  }
+  })
 }
