@@ -8,6 +8,7 @@ import { requestDeadlinePlugin } from './plugins/request-deadline.js'
 import { requestIdGenerator } from './plugins/request-id.js'
 import { createMetrics } from './metrics/metrics.js'
 import type { Duplex } from 'node:stream'
+import type { Tracing } from './tracing/sdk.js'
 import { stowage, type StowageOptions } from './plugins/stowage.js'
 
 export const REDACTED_PATHS = [
@@ -22,9 +23,11 @@ export interface LogStream { write (line: string): void }
 export interface BuildOptions {
   /** Where logs go; standard output by default. */
   logStream?: LogStream
+  /** Started by `startTracing` when the OTEL_* variables ask for traces. */
+  tracing?: Tracing
 }
 
-export async function buildApp (config: Config, { logStream }: BuildOptions = {}) {
+export async function buildApp (config: Config, { logStream, tracing }: BuildOptions = {}) {
   // Made only when they will be served: switched off, metrics cost nothing.
   const metrics = config.METRICS_PORT === undefined ? undefined : createMetrics()
   const app = Fastify({
@@ -52,6 +55,18 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     http: { headersTimeout: config.HTTP_HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 }
   }).withTypeProvider<TypeBoxTypeProvider>()
 
+  if (tracing) {
+    // First, so that every later hook, handler and call to a peer runs inside the request's span.
+    await app.register(tracing.plugin)
+    app.addHook('onRequest', (request, reply, done) => {
+      const span = request.opentelemetry().span
+      if (span) {
+        const { traceId } = span.spanContext()
+        request.log = reply.log = request.log.child({ traceId })
+      }
+      done()
+    })
+  }
   app.setNotFoundHandler(notFoundHandler)
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
@@ -66,7 +81,7 @@ export async function buildApp (config: Config, { logStream }: BuildOptions = {}
     })
   }
   // Called, not registered: the service is the root scope, so its decorators are the app's.
-  await stowage(app as unknown as FastifyInstance, { ...stowageOptions(config), metrics })
+  await stowage(app as unknown as FastifyInstance, { ...stowageOptions(config), metrics, tracing: tracing !== undefined })
   return app as typeof app & StowageDecorators
 }
 

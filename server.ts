@@ -1,18 +1,26 @@
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
 import { serveMetrics } from './metrics/listener.js'
+import { startTracing } from './tracing/sdk.js'
 
 async function main () {
-  let config
+  let config, tracing
   try {
     config = loadConfig(process.env)
+    tracing = await startTracing(process.env)
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error
     process.stderr.write(error.message + '\n')
     process.exit(1)
   }
 
-  const app = await buildApp(config)
+  const app = await buildApp(config, { tracing })
+  if (tracing) {
+    app.addHook('onClose', async () => {
+      // Spans a collector never took are lost, not a reason to fail the shutdown.
+      await tracing.shutdown().catch((error: unknown) => app.log.warn({ err: error }, 'traces could not be exported at shutdown'))
+    })
+  }
   const metricsServer = config.METRICS_PORT === undefined || !app.stowageMetrics
     ? undefined
     : await serveMetrics(app.stowageMetrics.registry, config.METRICS_PORT, config.METRICS_HOST)

@@ -1,6 +1,8 @@
 // npm run bench: the ratios of DESIGN.md §9, each pair measured in this one run on this machine.
 import autocannon from 'autocannon'
 import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -238,12 +240,32 @@ async function main () {
       LOG_LEVEL: 'warn'
     })
     await waitUntilHealthy(`http://127.0.0.1:${metricsPort}`)
+    // And with tracing on, every request sampled, exporting to a collector that takes everything.
+    const collector = createServer((request, response) => { request.resume().on('end', () => response.end()) })
+    await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve))
+    const tracingPort = port + 300
+    startNode(join(here, '..', 'server.js'), {
+      PORT: String(tracingPort),
+      DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
+      STORAGE_DRIVER: 's3',
+      S3_BUCKET: s3.bucket,
+      S3_ENDPOINT: s3.endpoint,
+      S3_FORCE_PATH_STYLE: 'true',
+      AUTH_FAILURES_PER_ADDRESS: '1000000000',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
+      OTEL_TRACES_SAMPLER: 'always_on',
+      LOG_LEVEL: 'warn'
+    })
+    await waitUntilHealthy(`http://127.0.0.1:${tracingPort}`)
     console.log()
-    const [metricsOff, metricsOn] = await measure([
-      { title: 'GET /api/auth/credentials (API key), metrics off', url: `${base}/api/auth/credentials`, headers: apiKey },
-      { title: 'GET /api/auth/credentials (API key), metrics on', url: `http://127.0.0.1:${metricsPort}/api/auth/credentials`, headers: apiKey }
+    const [metricsOff, metricsOn, tracingOn] = await measure([
+      { title: 'GET /api/auth/credentials (API key), metrics and tracing off', url: `${base}/api/auth/credentials`, headers: apiKey },
+      { title: 'GET /api/auth/credentials (API key), metrics on', url: `http://127.0.0.1:${metricsPort}/api/auth/credentials`, headers: apiKey },
+      { title: 'GET /api/auth/credentials (API key), tracing on, every request sampled', url: `http://127.0.0.1:${tracingPort}/api/auth/credentials`, headers: apiKey }
     ])
     ratio('key route with metrics on / off', metricsOn / metricsOff, 'reported: what metrics cost when on')
+    ratio('key route with tracing on / off', tracingOn / metricsOff, 'reported: what tracing costs when on (off loads nothing)')
+    collector.close()
     const scraped = await fetch(`http://127.0.0.1:${metricsPort + 1}/metrics`)
     if (!scraped.ok) throw new Error(`metrics scrape failed: ${scraped.status}`)
 

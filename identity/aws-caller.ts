@@ -4,7 +4,7 @@ import type { OrganizationRepository } from '../db/organizations.js'
 import { dependencyUnavailable } from '../errors.js'
 import { CALLER_IDENTITY_BODY, CALLER_IDENTITY_CONTENT_TYPE, SERVER_ID_HEADER } from './aws-signing.js'
 import { createMemory, createSemaphore } from '../limits.js'
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout, type FailureLog } from './http.js'
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout, unobserved, type FailureLog, type ObserveCall } from './http.js'
 
 export const MAX_CLOCK_SKEW_MS = 15 * 60_000
 const STS = 'the AWS security token service'
@@ -23,6 +23,7 @@ export interface AwsCallerOptions {
   organizations: OrganizationRepository
   timeoutMs?: number
   onUpstreamFailure?: FailureLog
+  observeCall?: ObserveCall
   cacheSize?: number
   /** STS calls in flight at once, whatever the number of callers. */
   stsConcurrency?: number
@@ -70,7 +71,7 @@ function parseCallerIdentity (body: unknown): { account: string, arn: string } {
 
 export function createAwsCallerVerifier ({
   stsEndpoint, serverId, organizations, timeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS, onUpstreamFailure, cacheSize = 10_000,
-  stsConcurrency = 8, now = Date.now
+  stsConcurrency = 8, observeCall = unobserved, now = Date.now
 }: AwsCallerOptions) {
   const stsUrl = new URL('/', stsEndpoint).toString()
   // A signature's answer stands until its X-Amz-Date + 15 min, when STS would refuse it anyway: a
@@ -87,7 +88,7 @@ export function createAwsCallerVerifier ({
   async function askSts (headers: Record<string, string>) {
     let response: Response
     try {
-      response = await fetchWithTimeout(stsUrl, { method: 'POST', headers, body: CALLER_IDENTITY_BODY }, timeoutMs)
+      response = await observeCall('sts', 'get_caller_identity', () => fetchWithTimeout(stsUrl, { method: 'POST', headers, body: CALLER_IDENTITY_BODY }, timeoutMs))
     } catch (error) {
       throw stsDown(error)
     }

@@ -2,6 +2,26 @@ import { Agent } from 'undici'
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 5000
 
+/** Wraps each call to the identity provider or STS, for metrics and traces. */
+export type ObserveCall = <T>(peer: 'idp' | 'sts', operation: string, call: () => Promise<T>) => Promise<T>
+
+export const unobserved: ObserveCall = async (_peer, _operation, call) => call()
+
+/** Whether a call to a peer failed: it threw, other than by refusing what it was asked (an AWS SDK
+ *  error with a 4xx status), or it answered 5xx. A refused token or signature is not the peer failing. */
+export function isPeerFailure (outcome: { answer: unknown } | { error: unknown }): boolean {
+  if ('answer' in outcome) return outcome.answer instanceof Response && outcome.answer.status >= 500
+  const status = (outcome.error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode
+  return status === undefined || status >= 500
+}
+
+/** Each call observed by every observer given, the first outermost. */
+export function observeWithAll (...observers: Array<ObserveCall | undefined>): ObserveCall | undefined {
+  const present = observers.filter((observer): observer is ObserveCall => observer !== undefined)
+  if (present.length === 0) return undefined
+  return (peer, operation, call) => present.reduceRight<typeof call>((inner, observer) => () => observer(peer, operation, inner), call)()
+}
+
 export interface Logger { warn (details: object, message: string): void }
 
 /** fetch with a deadline and no redirects: every upstream call of the service goes through here. */

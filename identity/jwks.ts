@@ -1,7 +1,7 @@
 import buildGetJwks from 'get-jwks'
 import type { JsonWebKey } from 'node:crypto'
 import { dependencyUnavailable } from '../errors.js'
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, deadlineFetchOptions, fetchJson, type FailureLog } from './http.js'
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, deadlineFetchOptions, fetchJson, unobserved, type FailureLog, type ObserveCall } from './http.js'
 
 export interface JwksOptions {
   /** Resolves the JWKS URL of the configured issuer (never one named by a token). */
@@ -14,6 +14,7 @@ export interface JwksOptions {
   /** Algorithms a key without its own `alg` may be used with. */
   algorithms?: string[]
   onFailure?: FailureLog
+  observeCall?: ObserveCall
   now?: () => number
 }
 
@@ -31,7 +32,7 @@ type Jwk = JsonWebKey & { kid?: string, alg?: string, use?: string }
  */
 export function createJwks ({
   jwksUrl, timeoutMs = DEFAULT_UPSTREAM_TIMEOUT_MS, maxAgeMs = 10 * 60_000, refetchIntervalMs = 30_000,
-  algorithms = ['RS256'], onFailure, now = Date.now
+  algorithms = ['RS256'], onFailure, observeCall = unobserved, now = Date.now
 }: JwksOptions) {
   const fetchOptions = deadlineFetchOptions(timeoutMs)
   let source: { getJwks: ReturnType<typeof buildGetJwks>, domain: string, url: string } | undefined
@@ -65,7 +66,7 @@ export function createJwks ({
     fetchCount++
     let keys: Jwk[]
     try {
-      const body = await fetchJson(url, {}, timeoutMs) as { keys?: Jwk[] }
+      const body = await observeCall('idp', 'jwks', () => fetchJson(url, {}, timeoutMs)) as { keys?: Jwk[] }
       if (!Array.isArray(body?.keys)) throw new Error('the JWKS has no keys')
       keys = body.keys
     } catch (error) {

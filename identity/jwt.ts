@@ -1,6 +1,6 @@
 import { createVerifier, TokenError, type Algorithm } from 'fast-jwt'
 import { DependencyUnavailableError } from '../errors.js'
-import type { FailureLog } from './http.js'
+import type { FailureLog, ObserveCall } from './http.js'
 import { createJwks } from './jwks.js'
 
 export interface JwtVerifierOptions {
@@ -14,6 +14,7 @@ export interface JwtVerifierOptions {
   fetchTimeoutMs?: number
   refetchIntervalMs?: number
   onUpstreamFailure?: FailureLog
+  observeCall?: ObserveCall
 }
 
 export interface TokenClaims {
@@ -29,7 +30,8 @@ export function createJwtVerifier (options: JwtVerifierOptions) {
     timeoutMs: options.fetchTimeoutMs,
     refetchIntervalMs: options.refetchIntervalMs,
     algorithms: options.algorithms,
-    onFailure: options.onUpstreamFailure
+    onFailure: options.onUpstreamFailure,
+    observeCall: options.observeCall
   })
   const verifier = createVerifier({
     // Only the configured issuer's key set is consulted; `jku`, `x5u` and the token's own `iss` are never followed.

@@ -1,7 +1,7 @@
 import type { STSClient } from '@aws-sdk/client-sts'
 import { BadGatewayError, dependencyUnavailable, ServiceUnavailableError, UnauthorizedError } from '../errors.js'
 import { isSafeSegment } from '../storage/paths.js'
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout, type FailureLog } from './http.js'
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout, unobserved, type FailureLog, type ObserveCall } from './http.js'
 
 const TOKEN_ENDPOINT = 'the token endpoint of the identity provider'
 
@@ -19,6 +19,7 @@ export interface RefreshOptions {
   locate: (userId: string) => { bucket: string, prefix: string }
   timeoutMs?: number
   onUpstreamFailure?: FailureLog
+  observeCall?: ObserveCall
 }
 
 export interface RefreshedTokens {
@@ -71,6 +72,7 @@ export function createTokenRefresher (options: RefreshOptions) {
     AssumeRoleWithWebIdentityCommand
   })))
   const failed = (endpoint: string, error: unknown) => options.onUpstreamFailure?.(endpoint, error)
+  const observe = options.observeCall ?? unobserved
 
   async function redeem (refreshToken: string) {
     const tokenEndpoint = options.tokenEndpoint!
@@ -83,7 +85,8 @@ export function createTokenRefresher (options: RefreshOptions) {
     }
     let response: Response
     try {
-      response = await fetchWithTimeout(await tokenEndpoint(), { method: 'POST', headers, body: form }, timeoutMs)
+      const url = await tokenEndpoint()
+      response = await observe('idp', 'token', () => fetchWithTimeout(url, { method: 'POST', headers, body: form }, timeoutMs))
     } catch (error) {
       failed(TOKEN_ENDPOINT, error)
       throw dependencyUnavailable('the identity provider', error)
@@ -116,13 +119,13 @@ export function createTokenRefresher (options: RefreshOptions) {
       const { client, AssumeRoleWithWebIdentityCommand } = await stsClient()
       let answer
       try {
-        answer = await client.send(new AssumeRoleWithWebIdentityCommand({
+        answer = await observe('sts', 'assume_role_with_web_identity', () => client.send(new AssumeRoleWithWebIdentityCommand({
           RoleArn: options.roleArn,
           RoleSessionName: `stowage-${userId}`.replace(/[^\w+=,.@-]/g, '-').slice(0, 64),
           WebIdentityToken: tokens.idToken,
           DurationSeconds: options.durationSeconds,
           Policy: sessionPolicy(bucket, prefix)
-        }), { abortSignal: AbortSignal.timeout(timeoutMs) })
+        }), { abortSignal: AbortSignal.timeout(timeoutMs) }))
       } catch (error) {
         failed('the AWS security token service', error)
         // An answer with an error status is STS refusing; anything else is STS out of reach.

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { wrapOperations, type ObjectStore } from '../storage/object-store.js'
+import { isPeerFailure, type ObserveCall } from '../identity/http.js'
 
 // Seconds, Prometheus' base unit: from a fast cache hit to a slow S3 upload part.
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -47,6 +48,8 @@ export function createMetrics ({ prefix = 'stowage_', defaultMetrics = true } = 
   const storeFailures = new Counter({ name: name('store_operation_failures_total'), help: 'File store operations that failed, by operation (refusals of Stowage\'s own, such as 412, are not failures)', labelNames: ['operation'], registers })
   const queryDuration = new Histogram({ name: name('database_query_duration_seconds'), help: 'Database statements by operation (select, insert, update, delete, other)', labelNames: ['operation'], buckets: LATENCY_BUCKETS, registers })
   const queryFailures = new Counter({ name: name('database_query_failures_total'), help: 'Database statements that failed, by operation', labelNames: ['operation'], registers })
+  const identityDuration = new Histogram({ name: name('identity_call_duration_seconds'), help: 'Calls to the identity provider (peer idp: discovery, jwks, token) and to STS (peer sts: get_caller_identity, assume_role_with_web_identity)', labelNames: ['peer', 'operation'], buckets: LATENCY_BUCKETS, registers })
+  const identityFailures = new Counter({ name: name('identity_call_failures_total'), help: 'Calls to the identity provider and STS that failed: no answer in time, or a 5xx (a refused token or signature is not a failure)', labelNames: ['peer', 'operation'], registers })
   const requestsCut = new Counter({ name: name('requests_cut_total'), help: 'Requests cut off by a deadline: headers, body (HTTP_REQUEST_TIMEOUT_MS), idle (HTTP_IDLE_TIMEOUT_MS)', labelNames: ['timeout'], registers })
   const readiness = new Gauge({ name: name('readiness_check_up'), help: '1 when the readiness check passed at its last run, 0 when it failed', labelNames: ['check'], registers })
 
@@ -92,6 +95,21 @@ export function createMetrics ({ prefix = 'stowage_', defaultMetrics = true } = 
       queryDuration.observe({ operation }, seconds)
       if (failed) queryFailures.inc({ operation })
     },
+
+    /** A call to the identity provider or STS, timed, and counted when it fails. */
+    observeCall: (async (peer, operation, call) => {
+      const end = identityDuration.startTimer({ peer, operation })
+      try {
+        const answer = await call()
+        if (isPeerFailure({ answer })) identityFailures.inc({ peer, operation })
+        return answer
+      } catch (error) {
+        if (isPeerFailure({ error })) identityFailures.inc({ peer, operation })
+        throw error
+      } finally {
+        end()
+      }
+    }) as ObserveCall,
 
     /** The same store, each operation timed and its failures counted. */
     instrumentStore (store: ObjectStore, isRefusal: (error: unknown) => boolean): ObjectStore {

@@ -3,7 +3,7 @@ import type { Algorithm } from 'fast-jwt'
 import { createOrganizationRepository, type OrganizationRepository } from '../db/organizations.js'
 import { createAwsCallerVerifier, type AwsCallerVerifier } from '../identity/aws-caller.js'
 import { createDiscovery } from '../identity/discovery.js'
-import { createFailureLog, type Logger } from '../identity/http.js'
+import { createFailureLog, type Logger, type ObserveCall } from '../identity/http.js'
 import { createJwtVerifier, type JwtVerifier } from '../identity/jwt.js'
 import { createTokenRefresher, type TokenRefresher } from '../identity/refresh.js'
 import { stowageOf } from './decorators.js'
@@ -35,6 +35,8 @@ export interface IdentityPluginOptions {
   stsConcurrency?: number
   /** Where failures of the provider and of STS are reported, once a minute per endpoint at most. */
   log?: Logger
+  /** Wraps every call to the provider and to STS, for metrics and traces. */
+  observeCall?: ObserveCall
 }
 
 export interface IdentityService {
@@ -54,7 +56,8 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
   const { issuer } = options
   const stsEndpoint = options.stsEndpoint ?? 'https://sts.amazonaws.com'
   const onUpstreamFailure = createFailureLog(options.log)
-  const discover = issuer ? createDiscovery(issuer, options.upstreamTimeoutMs) : undefined
+  const { observeCall } = options
+  const discover = issuer ? createDiscovery(issuer, options.upstreamTimeoutMs, observeCall) : undefined
   const discovered = async (field: 'jwks_uri' | 'token_endpoint') => {
     const value = discover ? (await discover())[field] : undefined
     if (typeof value !== 'string') throw new Error(`the identity provider publishes no ${field}`)
@@ -72,10 +75,11 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
     stsRegion: options.stsRegion ?? DEFAULT_REGION,
     locate,
     timeoutMs: options.upstreamTimeoutMs,
-    onUpstreamFailure
+    onUpstreamFailure,
+    observeCall
   })
   const awsCaller = options.awsAuthServerId
-    ? createAwsCallerVerifier({ stsEndpoint, serverId: options.awsAuthServerId, organizations, timeoutMs: options.upstreamTimeoutMs, onUpstreamFailure, stsConcurrency: options.stsConcurrency })
+    ? createAwsCallerVerifier({ stsEndpoint, serverId: options.awsAuthServerId, organizations, timeoutMs: options.upstreamTimeoutMs, onUpstreamFailure, observeCall, stsConcurrency: options.stsConcurrency })
     : undefined
   if (!issuer) return { refresher, awsCaller }
   const jwksUrl = async () => options.jwksUrl ?? discovered('jwks_uri')
@@ -91,7 +95,8 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
       orgClaim: options.orgClaim ?? 'org_id',
       fetchTimeoutMs: options.upstreamTimeoutMs,
       refetchIntervalMs: options.jwksRefetchIntervalMs,
-      onUpstreamFailure
+      onUpstreamFailure,
+      observeCall
     })
   }
 }

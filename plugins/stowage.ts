@@ -21,7 +21,9 @@ import { openapiPlugin, type OpenApiPluginOptions } from './openapi.js'
 import { storagePlugin, type StoragePluginOptions } from './storage.js'
 import { metricsPlugin } from './metrics.js'
 import { createMetrics, type Metrics } from '../metrics/metrics.js'
-import { poolStats } from '../db/dialect.js'
+import { dialectName, poolStats } from '../db/dialect.js'
+import { observeWithAll } from '../identity/http.js'
+import { createSpans } from '../tracing/spans.js'
 import { isStowageError } from '../errors.js'
 import { stowageOf } from './decorators.js'
 import { DEFAULT_BCRYPT_COST, DEFAULT_KEY_PREFIX, DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
@@ -47,6 +49,12 @@ export interface StowageOptions {
    * one made with `createMetrics`.
    */
   metrics?: boolean | Metrics
+  /**
+   * Spans of Stowage's calls to its store, database, identity provider and STS, made through
+   * `@opentelemetry/api` and recorded by the tracer provider the process registers. Off by default.
+   * (A span per request is @fastify/otel's, which the host registers; buildApp does when OTEL_* ask.)
+   */
+  tracing?: boolean
   /**
    * Serve `/openapi.json` and, with `docs`, a `/docs` page, for Stowage's routes only. Off when the
    * host app has its own @fastify/swagger: Stowage's routes then appear in the host's document.
@@ -80,14 +88,26 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
 
   const metrics = options.metrics === true ? createMetrics() : options.metrics || undefined
   if (metrics) await app.register(metricsPlugin, { metrics })
-  const instrumentStore = metrics && ((store: ObjectStore) => metrics.instrumentStore(store, isStowageError))
+  const spans = options.tracing ? createSpans() : undefined
+  const storage = { driver: 'fs' as const, ...options.storage }
+  const storePeer = storage.store ? 'object-store' : storage.driver === 's3' ? 's3' : 'file-system'
+  const instrumentStore = (metrics || spans) && ((store: ObjectStore) => {
+    const measured = metrics ? metrics.instrumentStore(store, isStowageError) : store
+    return spans ? spans.instrumentStore(measured, storePeer, isStowageError) : measured
+  })
+  const { url } = options.database
+  const databaseSystem = typeof url === 'string' && dialectName(url) === 'postgres' ? 'postgresql' : 'sqlite'
+  const onQuery = (metrics || spans) && ((sql: string, seconds: number, failed: boolean) => {
+    metrics?.observeQuery(sql, seconds, failed)
+    spans?.observeQuery(databaseSystem, sql, seconds, failed)
+  })
 
-  await app.register(dbPlugin, { ...options.database, onQuery: metrics?.observeQuery })
-  await app.register(storagePlugin, { driver: 'fs', ...options.storage, instrument: instrumentStore })
+  await app.register(dbPlugin, { ...options.database, onQuery })
+  await app.register(storagePlugin, { ...storage, instrument: instrumentStore })
   await app.register(healthPlugin, { ...options.health, onReport: metrics && ((report) => {
     for (const [check, result] of Object.entries(report.checks)) metrics.readiness.set({ check }, result === 'ok' ? 1 : 0)
   }) })
-  await app.register(identityPlugin, options.identity ?? {})
+  await app.register(identityPlugin, { ...options.identity, observeCall: observeWithAll(metrics?.observeCall, spans?.observeCall) })
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 

@@ -7,6 +7,7 @@ import { bearer, buildTestApp } from './helpers/app.js'
 import { createTestDatabase } from './helpers/db.js'
 import { createKeyIn } from './helpers/keys.js'
 import { closedPortUrl } from './helpers/net.js'
+import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 import { startServerProcess } from './helpers/server.js'
 import { waitFor } from './helpers/wait.js'
@@ -120,4 +121,34 @@ t.test('counters move (401, 429, 503 with the store paused, 404 by template), an
   t.ok(series.length < 20, `${series.length} series of stowage_http_requests_total after 600 distinct requests`)
   t.notMatch(scraped, /folder-|user-\d|no\/such/, 'no path or user id in a label')
   t.equal(sample(scraped, 'stowage_http_requests_total', { route: 'unmatched', method: 'GET', status: '404' }), 200)
+})
+
+t.test('calls to the identity provider and STS are timed by operation, and their failures counted', async (t) => {
+  const idp = await startIdp()
+  const { app, close } = await buildTestApp({
+    idp,
+    env: {
+      METRICS_PORT: '0', STS_ENDPOINT: await closedPortUrl(), CREDENTIALS_ROLE_ARN: 'arn:aws:iam::123456789012:role/stowage-users',
+      OIDC_CLIENT_ID: 'stowage', UPSTREAM_TIMEOUT_MS: '1000'
+    }
+  })
+  t.teardown(async () => { await close(); await idp.close() })
+  const text = () => app.stowageMetrics!.registry.metrics()
+  t.equal((await app.inject({ url: '/api/files', headers: bearer(idp.token({ sub: 'alice' })) })).statusCode, 200)
+  let scraped = await text()
+  t.equal(sample(scraped, 'stowage_identity_call_duration_seconds_count', { peer: 'idp', operation: 'discovery' }), 1)
+  t.equal(sample(scraped, 'stowage_identity_call_duration_seconds_count', { peer: 'idp', operation: 'jwks' }), 1, 'one JWKS fetch')
+  t.equal(sample(scraped, 'stowage_identity_call_failures_total', { peer: 'idp', operation: 'jwks' }), 0)
+
+  const refreshToken = idp.addRefreshGrant({ userId: 'alice' })
+  const refreshed = await app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken } })
+  t.equal(refreshed.statusCode, 503, 'STS out of reach')
+  scraped = await text()
+  t.equal(sample(scraped, 'stowage_identity_call_duration_seconds_count', { peer: 'idp', operation: 'token' }), 1)
+  t.equal(sample(scraped, 'stowage_identity_call_failures_total', { peer: 'idp', operation: 'token' }), 0)
+  t.equal(sample(scraped, 'stowage_identity_call_failures_total', { peer: 'sts', operation: 'assume_role_with_web_identity' }), 1, 'the STS failure')
+
+  idp.state.failTokenEndpoint = true
+  t.equal((await app.inject({ method: 'POST', url: '/api/auth/refresh', payload: { refreshToken } })).statusCode, 502)
+  t.equal(sample(await text(), 'stowage_identity_call_failures_total', { peer: 'idp', operation: 'token' }), 1, 'a provider answering 5xx failed')
 })

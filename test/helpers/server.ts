@@ -6,6 +6,8 @@ export interface ServerProcess {
   child: ChildProcess
   /** The `msg` of every log line so far. */
   messages: string[]
+  /** Every log line so far, parsed. */
+  logs: Array<Record<string, unknown>>
   exited: Promise<number | null>
 }
 
@@ -21,10 +23,13 @@ export async function startServerProcess (
     stdio: ['ignore', 'pipe', 'inherit']
   })
   const messages: string[] = []
+  const logs: Array<Record<string, unknown>> = []
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
   const url = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
-      const { msg } = JSON.parse(line) as { msg: string }
+      const entry = JSON.parse(line) as { msg: string }
+      logs.push(entry)
+      const { msg } = entry
       messages.push(msg)
       // Listening on 0.0.0.0, Fastify names each interface: loopback is one of them.
       const port = /^Server listening at http:\/\/(?:127\.0\.0\.1|0\.0\.0\.0):(\d+)$/.exec(msg)?.[1]
@@ -32,5 +37,5 @@ export async function startServerProcess (
     })
     exited.then((code) => reject(new Error(`the server exited with ${code} before listening`)))
   })
-  return { url, child, messages, exited }
+  return { url, child, messages, logs, exited }
 }
