@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash, randomUUID, type Hash } from 'node:crypto'
 import type { Stats } from 'node:fs'
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, utimes, writeFile, type FileHandle } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
@@ -6,9 +6,9 @@ import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { BadRequestError } from '../errors.js'
 import {
-  checkPreconditions, compareKeys, directly, hasPreconditions, limitBytes, resolveRange,
+  checkPreconditions, checkStagedId, compareKeys, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
   type Bytes, type DeleteOptions, type ListOptions, type ListPage, type ObjectMeta, type ObjectRead, type ObjectStore,
-  type RangeRequest, type WriteOptions
+  type RangeRequest, type StagedWrites, type WriteOptions
 } from './object-store.js'
 
 // Folders end in `.d` and objects in `.o`, so that `a` and `a/b` can both exist, as they can in S3,
@@ -34,6 +34,8 @@ const LEGACY_META = '.m'
 const TMP_MAX_AGE_MS = 10 * 60_000
 // A folder emptied by a concurrent delete can vanish during mkdir, or between mkdir and rename.
 const PUBLISH_ATTEMPTS = 50
+// Hashes of staged uploads kept between their pieces, so that a resumed upload is not read again.
+const STAGED_HASHES_KEPT = 1000
 const FILE_MODE = 0o600
 const DIR_MODE = 0o700
 
@@ -163,6 +165,27 @@ export function createFsStore (rootDir: string): ObjectStore {
     } finally {
       await handle.close()
       if (!stored) await rm(path, { force: true })
+    }
+  }
+
+  /** Publishes a complete temporary object at `key` under the key lock, if its preconditions hold. */
+  async function publishChecked (path: string, key: string, { contentType, preconditions, exclusive = directly }: Omit<WriteOptions, 'maxBytes'>, etag: string, removeOnFailure = true) {
+    const { dir, file } = locate(key)
+    try {
+      return await exclusive(key, async () => {
+        if (hasPreconditions(preconditions)) checkPreconditions(await head(key), preconditions)
+        // Published now: an upload that began before another and ended after it is the newer.
+        const now = new Date()
+        await utimes(path, now, now)
+        await publish(path, dir, file)
+        return (await head(key)) ?? { key, size: 0, lastModified: now, contentType, etag }
+      })
+    } catch (error) {
+      if (removeOnFailure) await rm(path, { force: true })
+      if (errorCode(error) === 'ENAMETOOLONG') {
+        throw new BadRequestError('a path segment is too long for this storage driver (fs: 253 bytes)')
+      }
+      throw error
     }
   }
 
@@ -303,26 +326,12 @@ export function createFsStore (rootDir: string): ObjectStore {
       }
     },
 
-    async write (key: string, body: Bytes, { contentType, maxBytes, preconditions, exclusive = directly }: WriteOptions) {
-      const { dir, file } = locate(key)
-      const staged = await stage(body, contentType, maxBytes)
-      try {
-        return await exclusive(key, async () => {
-          if (hasPreconditions(preconditions)) checkPreconditions(await head(key), preconditions)
-          // Published now: an upload that began before another and ended after it is the newer.
-          const now = new Date()
-          await utimes(staged.path, now, now)
-          await publish(staged.path, dir, file)
-          return (await head(key)) ?? { key, size: 0, lastModified: now, contentType, etag: staged.etag }
-        })
-      } catch (error) {
-        await rm(staged.path, { force: true })
-        if (errorCode(error) === 'ENAMETOOLONG') {
-          throw new BadRequestError('a path segment is too long for this storage driver (fs: 253 bytes)')
-        }
-        throw error
-      }
+    async write (key: string, body: Bytes, options: WriteOptions) {
+      const staged = await stage(body, options.contentType, options.maxBytes)
+      return publishChecked(staged.path, key, options, staged.etag)
     },
+
+    staged: createStagedWrites(join(root, '.uploads'), publishChecked),
 
     async delete (key: string, { preconditions, exclusive = directly }: DeleteOptions = {}) {
       const { dir, file } = locate(key)
@@ -337,6 +346,91 @@ export function createFsStore (rootDir: string): ObjectStore {
         await removeEmptyParents(dir)
         return true
       })
+    }
+  }
+}
+
+/**
+ * Resumable uploads on fs: each is a file in `dir`, shared by the instances, its body written at its
+ * place after the header's room, and renamed into place whole by `complete`. Its ETag is the MD5 of
+ * the whole body, as for any other write: the hash runs in memory across pieces, and is computed
+ * again from the file when a piece arrives at another instance or after a restart.
+ */
+function createStagedWrites (
+  dir: string,
+  publishChecked: (path: string, key: string, options: Omit<WriteOptions, 'maxBytes'>, etag: string, removeOnFailure: boolean) => Promise<ObjectMeta>
+): StagedWrites {
+  const hashes = new Map<string, { hash: Hash, offset: number }>()
+  const pathOf = (id: string) => {
+    checkStagedId(id)
+    return join(dir, id)
+  }
+
+  /** The MD5 of the first `offset` bytes of the staged body, from memory or from the file. */
+  async function hashUpTo (id: string, handle: FileHandle, offset: number): Promise<Hash> {
+    const kept = hashes.get(id)
+    hashes.delete(id)
+    if (kept?.offset === offset) return kept.hash
+    const { size } = await handle.stat()
+    if (size < HEADER_BYTES + offset) throw new Error(`staged upload ${id} holds fewer bytes than recorded`)
+    const hash = createHash('md5')
+    if (offset === 0) return hash
+    for await (const chunk of handle.createReadStream({ start: HEADER_BYTES, end: HEADER_BYTES + offset - 1, autoClose: false, highWaterMark: READ_CHUNK_BYTES })) {
+      hash.update(chunk)
+    }
+    return hash
+  }
+
+  function keep (id: string, hash: Hash, offset: number) {
+    if (hashes.size >= STAGED_HASHES_KEPT) hashes.delete(hashes.keys().next().value as string)
+    hashes.set(id, { hash, offset })
+  }
+
+  return {
+    async begin (id, _key, contentType) {
+      const room = header(contentType)
+      await mkdir(dir, { recursive: true, mode: DIR_MODE })
+      await writeFile(pathOf(id), room, { flag: 'wx', mode: FILE_MODE })
+      return {}
+    },
+
+    async append (id, _key, state, body, { offset, length }) {
+      const handle = await open(pathOf(id), 'r+')
+      try {
+        const hash = await hashUpTo(id, handle, offset)
+        let position = offset
+        for await (const chunk of limitBytes(untilCut(body, {}), length - offset)) {
+          await handle.write(chunk, 0, chunk.length, HEADER_BYTES + position)
+          hash.update(chunk)
+          position += chunk.length
+        }
+        await handle.truncate(HEADER_BYTES + position)
+        keep(id, hash, position)
+        return { state, offset: position }
+      } finally {
+        await handle.close()
+      }
+    },
+
+    async complete (id, key, _state, options) {
+      const path = pathOf(id)
+      const handle = await open(path, 'r+')
+      let etag
+      try {
+        const { size } = await handle.stat()
+        etag = md5Etag(await hashUpTo(id, handle, size - HEADER_BYTES))
+        const headerBytes = header(options.contentType)
+        etagBytes(etag).copy(headerBytes, ETAG_AT)
+        await handle.write(headerBytes, 0, HEADER_BYTES, 0)
+      } finally {
+        await handle.close()
+      }
+      return publishChecked(path, key, options, etag, false)
+    },
+
+    async discard (id) {
+      hashes.delete(id)
+      await rm(pathOf(id), { force: true })
     }
   }
 }

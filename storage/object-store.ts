@@ -68,6 +68,52 @@ export interface ListPage {
   isTruncated: boolean
 }
 
+/** A staged write's progress between its pieces: plain JSON, kept by the caller (in the database). */
+export type StagedState = Record<string, unknown>
+
+export interface StagedPosition {
+  /** Bytes stored so far: where this piece begins. */
+  offset: number
+  /** The whole upload's size. */
+  length: number
+}
+
+/**
+ * A write that arrives in pieces, over requests that may reach different instances: a resumable
+ * upload. Between pieces its progress is the state the driver returns, which the caller keeps;
+ * nothing is visible at the key until `complete` publishes it, with the same preconditions and
+ * key lock as `write`. `id` is the upload's own (32 hex digits), never derived from the key.
+ */
+export interface StagedWrites {
+  begin (id: string, key: string, contentType: string): Promise<StagedState>
+  /**
+   * Appends `body` at `position.offset` and resolves with the offset reached. What arrives of a body
+   * that is cut short is kept; only a failing store rejects. Bytes an earlier, unrecorded attempt
+   * wrote past `offset` are overwritten.
+   */
+  append (id: string, key: string, state: StagedState, body: Bytes, position: StagedPosition): Promise<{ state: StagedState, offset: number }>
+  /** Publishes the upload, whose pieces must all be appended. A refusal (412) or a failure leaves the
+   *  staged upload as it was: to complete again, or to discard. */
+  complete (id: string, key: string, state: StagedState, options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
+  /** Forgets the upload and frees what it stored. */
+  discard (id: string, key: string, state: StagedState): Promise<void>
+}
+
+/** The chunks of `body` until it ends or fails; a failure (a client gone) is kept in `cut`, not thrown. */
+export async function * untilCut (body: Bytes, cut: { error?: unknown }): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of body) yield chunk
+  } catch (error) {
+    cut.error = error
+  }
+}
+
+const STAGED_ID = /^[0-9a-f]{32}$/
+
+export function checkStagedId (id: string) {
+  if (!STAGED_ID.test(id)) throw new Error('a staged upload id is 32 hex digits')
+}
+
 /**
  * Keys are full object keys (`users/{userId}/<root>/{path}`), already validated by the caller.
  * Bodies stream both ways: memory never follows an object's size.
@@ -85,6 +131,8 @@ export interface ObjectStore {
   check (): Promise<void>
   /** Bytes one write holds in memory at most: what an upload takes from the upload memory budget. */
   readonly writeBufferBytes: number
+  /** Resumable uploads; a store without them has no /api/uploads. */
+  readonly staged?: StagedWrites
   /** Prepares the store before first use (the fs driver: folders, layout, leftovers). */
   open? (): Promise<void>
   close? (): Promise<void>
@@ -139,6 +187,15 @@ export async function * limitBytes (body: Bytes, maxBytes: number): AsyncGenerat
 /** Wraps one operation of a store; `operation` names it. */
 export type AroundOperation = <A extends unknown[], R>(operation: string, method: (...args: A) => Promise<R>) => (...args: A) => Promise<R>
 
+function wrapStaged (staged: StagedWrites, around: AroundOperation): StagedWrites {
+  return {
+    begin: around('staged_begin', staged.begin.bind(staged)),
+    append: around('staged_append', staged.append.bind(staged)),
+    complete: around('staged_complete', staged.complete.bind(staged)),
+    discard: around('staged_discard', staged.discard.bind(staged))
+  }
+}
+
 /** The same store with each of its operations passed through `around` (asDependency, metrics). */
 export function wrapOperations (store: ObjectStore, around: AroundOperation): ObjectStore {
   return {
@@ -149,6 +206,7 @@ export function wrapOperations (store: ObjectStore, around: AroundOperation): Ob
     delete: around('delete', store.delete.bind(store)),
     check: around('check', store.check.bind(store)),
     writeBufferBytes: store.writeBufferBytes,
+    staged: store.staged && wrapStaged(store.staged, around),
     open: store.open && around('open', store.open.bind(store)),
     close: store.close && (() => store.close!())
   }

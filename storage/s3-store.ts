@@ -7,9 +7,9 @@ import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { Transform, type Readable } from 'node:stream'
 import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
-  checkPreconditions, directly, hasPreconditions, limitBytes, resolveRange,
-  type ByteRange, type Bytes, type DeleteOptions, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type RangeRequest,
-  type WriteOptions
+  checkPreconditions, checkStagedId, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
+  type ByteRange, type Bytes, type DeleteOptions, type Exclusive, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore,
+  type Preconditions, type RangeRequest, type StagedWrites, type WriteOptions
 } from './object-store.js'
 
 export interface S3StoreOptions {
@@ -33,6 +33,11 @@ const DEFAULT_PART_BYTES = 8 * 1024 * 1024
 // Parts uploaded at once; one more fills meanwhile (defaults.ts's s3UploadBufferBytes counts them).
 const PARALLEL_PARTS = 2
 const PART_BUFFERS = PARALLEL_PARTS + 1
+// S3's least part, but for the last.
+const MIN_PART_BYTES = 5 * 1024 * 1024
+const MAX_PARTS = 10_000
+// Where a resumable upload keeps the bytes that do not yet fill a part: outside every `users/` prefix.
+const STAGING_PREFIX = 'stowage-uploads/'
 
 const errorName = (error: unknown) => (error as { name?: string }).name ?? ''
 const statusOf = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
@@ -187,6 +192,25 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     }), deadline())
   }
 
+  /** Under the key lock: the preconditions checked, then `store` publishes the object. */
+  function publishChecked (key: string, preconditions: Preconditions | undefined, exclusive: Exclusive, store: () => Promise<void>) {
+    return exclusive(key, async () => {
+      if (hasPreconditions(preconditions)) checkPreconditions(await head(key), preconditions)
+      try {
+        await store()
+      } catch (error) {
+        throw storeRefusal(error)
+      }
+      return (await head(key)) as ObjectMeta
+    })
+  }
+
+  async function abortUpload (key: string, uploadId: string) {
+    await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }), deadline()).catch((abortError) => {
+      log?.warn({ err: abortError, uploadId }, 'the store refused to abort an unfinished multipart upload')
+    })
+  }
+
   async function putInParts (key: string, parts: AsyncIterable<Buffer>, contentType: string, preconditions: Preconditions | undefined,
     publish: (complete: () => Promise<void>) => Promise<ObjectMeta>) {
     const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }), deadline())
@@ -213,16 +237,35 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
       })
     } catch (error) {
       // A real S3 keeps the parts of an unfinished upload (and bills them) until it is aborted.
-      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId }), deadline()).catch((abortError) => {
-        log?.warn({ err: abortError, uploadId: UploadId }, 'the store refused to abort an unfinished multipart upload')
-      })
+      await abortUpload(key, UploadId as string)
       throw error
     }
   }
 
+  const staged = createS3StagedWrites({
+    partBytes, begin: async (key, contentType) => (await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }), deadline())).UploadId as string,
+    uploadPart: async (key, uploadId, number, part) => (await client.send(new UploadPartCommand({
+      Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: number, Body: part, ContentLength: part.length
+    }), deadline())).ETag as string,
+    complete: (key, uploadId, parts, { preconditions, exclusive = directly }) => publishChecked(key, preconditions, exclusive, async () => {
+      await client.send(new CompleteMultipartUploadCommand({
+        Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...storeConditions(preconditions)
+      }), deadline())
+    }),
+    putEmpty: (key, contentType, { preconditions, exclusive = directly }) => publishChecked(key, preconditions, exclusive, () => putWhole(key, Buffer.alloc(0), contentType, preconditions)),
+    abort: abortUpload,
+    readTail: async (tailKey, bytes) => {
+      const answer = await getObject(tailKey, { start: 0, end: bytes - 1 })
+      return guardedBody(answer.Body as Readable, idleTimeoutMs, bytes)
+    },
+    putTail: async (tailKey, bytes) => { await putWhole(tailKey, bytes, 'application/octet-stream') },
+    deleteTail: async (tailKey) => { await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: tailKey }), deadline()) }
+  })
+
   return {
     head,
     writeBufferBytes: PART_BUFFERS * partBytes,
+    staged,
 
     async list (prefix: string, { startAfter, limit }: ListOptions) {
       const answer = await client.send(new ListObjectsV2Command({
@@ -283,15 +326,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
       const parts = partsOf(limitBytes(body, maxBytes), partBytes)
       const first = await parts.next()
       const second = await parts.next()
-      const publish = (store: () => Promise<void>) => exclusive(key, async () => {
-        if (hasPreconditions(preconditions)) checkPreconditions(await head(key), preconditions)
-        try {
-          await store()
-        } catch (error) {
-          throw storeRefusal(error)
-        }
-        return (await head(key)) as ObjectMeta
-      })
+      const publish = (store: () => Promise<void>) => publishChecked(key, preconditions, exclusive, store)
       if (second.done) return publish(() => putWhole(key, first.value as Buffer, contentType, preconditions))
       async function * all () {
         yield first.value as Buffer
@@ -322,6 +357,119 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
 
     async close () {
       client.destroy()
+    }
+  }
+}
+
+interface S3StagedState {
+  uploadId: string
+  parts: Array<{ number: number, etag: string, size: number }>
+  /** Bytes received after the last part, kept in the tail object that starts where the parts end. */
+  tail: number
+  /** A tail object the previous piece replaced: deleted once this state is known to be kept. */
+  staleTail?: number
+}
+
+interface S3StagedOperations {
+  partBytes: number
+  begin (key: string, contentType: string): Promise<string>
+  uploadPart (key: string, uploadId: string, number: number, part: Buffer): Promise<string>
+  complete (key: string, uploadId: string, parts: CompletedPart[], options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
+  putEmpty (key: string, contentType: string, options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
+  abort (key: string, uploadId: string): Promise<void>
+  readTail (tailKey: string, bytes: number): Promise<Readable>
+  putTail (tailKey: string, bytes: Buffer): Promise<void>
+  deleteTail (tailKey: string): Promise<void>
+}
+
+/**
+ * Resumable uploads on S3: one multipart upload on the final key, invisible until completed, whose
+ * parts are recorded in the caller's state, so that no ListParts is needed (s3rver has none).
+ * Pieces of any size: the bytes of a piece that do not fill a part (S3 takes at least 5 MiB but
+ * for the last) wait in a tail object, read back before the next piece. A tail object is named by
+ * where it starts, and always holds the upload's bytes from there: a state that a crash left behind
+ * still reads the right prefix of whatever tail object carries its name.
+ */
+function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
+  const tailKey = (id: string, start: number) => `${STAGING_PREFIX}${id}/${start}`
+  const stateOf = (state: Record<string, unknown>) => state as unknown as S3StagedState
+  const inParts = (state: S3StagedState) => state.parts.reduce((bytes, part) => bytes + part.size, 0)
+
+  return {
+    async begin (id, key, contentType) {
+      checkStagedId(id)
+      const state: S3StagedState = { uploadId: await store.begin(key, contentType), parts: [], tail: 0 }
+      return { ...state }
+    },
+
+    async append (id, key, recorded, body, { offset, length }) {
+      checkStagedId(id)
+      const state = stateOf(recorded)
+      const start = inParts(state)
+      if (start + state.tail !== offset) throw new Error(`staged upload ${id}: its parts do not end at offset ${offset}`)
+      if (state.staleTail !== undefined) await store.deleteTail(tailKey(id, state.staleTail))
+      // A part cut short by a piece's end must leave room for the rest within S3's 10,000 parts.
+      const minPart = Math.max(MIN_PART_BYTES, Math.ceil(length / MAX_PARTS))
+      const tail = state.tail > 0 ? await store.readTail(tailKey(id, start), state.tail) : undefined
+      async function * source () {
+        if (tail) yield * tail
+        yield * limitBytes(untilCut(body, {}), length - offset)
+      }
+      const parts = [...state.parts]
+      const inFlight: Array<Promise<void>> = []
+      let failure: unknown
+      const upload = (part: Buffer) => {
+        const entry = { number: parts.length + 1, etag: '', size: part.length }
+        parts.push(entry)
+        inFlight.push(store.uploadPart(key, state.uploadId, entry.number, part).then((etag) => { entry.etag = etag }, (error) => { failure ??= error }))
+      }
+      // One part held back: only the last may be short, and whether it is last is known at the end.
+      let held: Buffer | undefined
+      for await (const part of partsOf(source(), store.partBytes)) {
+        if (held) {
+          upload(held)
+          // Oldest first: partsOf fills its buffers in turn.
+          if (inFlight.length >= PARALLEL_PARTS) await inFlight.shift()
+          if (failure) throw failure
+        }
+        held = part
+      }
+      const rest = held as Buffer
+      const reached = parts.reduce((bytes, part) => bytes + part.size, 0) + rest.length
+      let nextTail = 0
+      if (rest.length > 0 && (reached === length || rest.length >= minPart)) {
+        upload(rest)
+      } else if (rest.length > 0) {
+        await store.putTail(tailKey(id, reached - rest.length), rest)
+        nextTail = rest.length
+      }
+      await Promise.all(inFlight)
+      if (failure) throw failure
+      const next: S3StagedState = { uploadId: state.uploadId, parts, tail: nextTail }
+      const nextStart = reached - nextTail
+      if (state.tail > 0 && (nextTail === 0 || nextStart !== start)) next.staleTail = start
+      return { state: { ...next }, offset: reached }
+    },
+
+    async complete (id, key, recorded, options) {
+      const state = stateOf(recorded)
+      if (state.tail > 0) throw new Error(`staged upload ${id} is not complete`)
+      if (state.staleTail !== undefined) await store.deleteTail(tailKey(id, state.staleTail))
+      if (state.parts.length > 0) {
+        return store.complete(key, state.uploadId, state.parts.map(({ number, etag }) => ({ PartNumber: number, ETag: etag })), options)
+      }
+      const empty = await store.putEmpty(key, options.contentType, options)
+      await store.abort(key, state.uploadId)
+      return empty
+    },
+
+    async discard (id, key, recorded) {
+      const state = stateOf(recorded)
+      await store.abort(key, state.uploadId)
+      const start = inParts(state)
+      for (const at of [state.tail > 0 ? start : undefined, state.staleTail]) {
+        if (at !== undefined) await store.deleteTail(tailKey(id, at))
+      }
     }
   }
 }
