@@ -108,7 +108,7 @@ export function stowageOptions (config: Config): StowageOptions {
       maxFileBytes: config.MAX_FILE_BYTES,
       maxUploadBytes: config.MAX_UPLOAD_BYTES
     },
-    uploads: { memoryBytes: config.UPLOAD_MEMORY_BYTES, timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS },
+    uploads: { memoryBytes: config.UPLOAD_MEMORY_BYTES, timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, expirySeconds: config.UPLOAD_EXPIRY_SECONDS },
     health: { timeoutMs: config.HEALTH_TIMEOUT_MS },
     identity: {
       issuer: config.JWT_ISSUER,

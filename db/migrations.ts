@@ -54,6 +54,36 @@ migrations['2026-11-22-api-key-lineage'] = {
   }
 }
 
+migrations['2026-11-23-resumable-uploads'] = {
+  async up (db: Kysely<any>) {
+    await db.schema
+      .createTable('uploads')
+      .addColumn('id', 'varchar(32)', (col) => col.primaryKey())
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('path', 'text', (col) => col.notNull())
+      .addColumn('content_type', 'varchar(255)', (col) => col.notNull())
+      .addColumn('size', 'bigint', (col) => col.notNull())
+      .addColumn('received', 'bigint', (col) => col.notNull())
+      // Upload-Metadata as the client sent it, the destination's preconditions, the store's progress: JSON.
+      .addColumn('metadata', 'text', (col) => col.notNull())
+      .addColumn('preconditions', 'text', (col) => col.notNull())
+      .addColumn('state', 'text', (col) => col.notNull())
+      // Set once the upload is published: the file's ETag.
+      .addColumn('etag', 'varchar(200)')
+      .addColumn('created_at', 'varchar(32)', (col) => col.notNull())
+      .addColumn('expires_at', 'varchar(32)', (col) => col.notNull())
+      // A lease, so that one request at a time works on an upload, on any instance.
+      .addColumn('lock_owner', 'varchar(64)')
+      .addColumn('lock_expires_at', 'varchar(32)')
+      .addColumn('lock_wanted', 'integer', (col) => col.notNull().defaultTo(0))
+      .execute()
+    await db.schema.createIndex('uploads_expires_at').on('uploads').column('expires_at').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('uploads').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

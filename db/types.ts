@@ -26,9 +26,29 @@ export interface ApiKeysTable {
   aws_sso_only: ColumnType<number, number | undefined, number>
 }
 
+export interface UploadsTable {
+  id: string
+  user_id: string
+  path: string
+  content_type: string
+  /** bigint: PostgreSQL answers a string. */
+  size: ColumnType<number | string, number, number>
+  received: ColumnType<number | string, number, number>
+  metadata: string
+  preconditions: string
+  state: string
+  etag: string | null
+  created_at: ColumnType<Timestamp, Timestamp, never>
+  expires_at: Timestamp
+  lock_owner: string | null
+  lock_expires_at: Timestamp | null
+  lock_wanted: ColumnType<number, number | undefined, number>
+}
+
 export interface Database {
   organizations: OrganizationsTable
   api_keys: ApiKeysTable
+  uploads: UploadsTable
 }
 
 export type Organization = Selectable<OrganizationsTable>

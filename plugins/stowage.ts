@@ -3,6 +3,7 @@ import type { ObjectStore } from '../storage/object-store.js'
 import { authRoutes } from '../routes/auth.js'
 import { filesRoutes } from '../routes/files.js'
 import { rawRoutes } from '../routes/raw.js'
+import { uploadRoutes } from '../routes/uploads.js'
 import { createByteBudget } from '../limits.js'
 import { healthRoutes } from '../routes/health.js'
 import { keysRoutes } from '../routes/keys.js'
@@ -26,23 +27,24 @@ import { observeWithAll } from '../identity/http.js'
 import { createSpans } from '../tracing/spans.js'
 import { isStowageError } from '../errors.js'
 import { stowageOf } from './decorators.js'
-import { DEFAULT_BCRYPT_COST, DEFAULT_KEY_PREFIX, DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
+import { DEFAULT_BCRYPT_COST, DEFAULT_KEY_PREFIX, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 
 export interface StowageOptions {
   /** `sqlite:…` or `postgres://…` with its deadlines, or a Kysely instance of the host's. */
   database: DbPluginOptions
   /** A driver and its settings (`fs` by default), or `store`: an ObjectStore of the host's. */
   storage?: Partial<StoragePluginOptions>
-  /** Upload limits. */
-  uploads?: { memoryBytes?: number, timeoutMs?: number }
+  /** Upload limits; how long an unfinished resumable upload is kept (a day by default). */
+  uploads?: { memoryBytes?: number, timeoutMs?: number, expirySeconds?: number }
   /** Unset issuer, server id or role turn the JWT method, the AWS method and refresh off. */
   identity?: IdentityPluginOptions
   keys?: Partial<KeysPluginOptions>
   /** Extra authenticators, tried after Stowage's own, and the failure limits. */
   auth?: AuthPluginOptions
   health?: HealthPluginOptions
-  /** Route groups to mount; all by default. `raw`: the streamed file routes, /api/raw/{path}. */
-  routes?: { health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, keys?: boolean }
+  /** Route groups to mount; all by default. `raw`: the streamed file routes, /api/raw/{path};
+   *  `uploads`: resumable uploads (tus), /api/uploads. */
+  routes?: { health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, keys?: boolean }
   /**
    * Prometheus metrics of this mount, in a registry of their own: decorated as `stowageMetrics`
    * (`.registry`) for the host to serve or merge. Off by default; `true` makes a registry, or pass
@@ -111,7 +113,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
-  const routes = { health: true, auth: true, files: true, raw: true, keys: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, keys: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (metrics) {
@@ -126,5 +128,6 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.auth) await app.register(authRoutes)
   if (routes.files) await app.register(filesRoutes, { uploadMemory, uploadTimeoutMs: options.uploads?.timeoutMs })
   if (routes.raw) await app.register(rawRoutes, { uploadMemory })
+  if (routes.uploads) await app.register(uploadRoutes, { uploadMemory, expiryMs: (options.uploads?.expirySeconds ?? DEFAULT_UPLOAD_EXPIRY_SECONDS) * 1000 })
   if (routes.keys) await app.register(keysRoutes)
 }

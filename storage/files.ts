@@ -1,6 +1,9 @@
 import { BadRequestError, NotFoundError } from '../errors.js'
 import { isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
-import { checkPreconditions, directly, hasPreconditions, type Bytes, type Exclusive, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type RangeRequest } from './object-store.js'
+import {
+  checkPreconditions, directly, hasPreconditions,
+  type Bytes, type Exclusive, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type RangeRequest, type StagedPosition, type StagedState
+} from './object-store.js'
 import {
   checkFilePath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
 } from './paths.js'
@@ -36,6 +39,7 @@ const described = (path: string, meta: ObjectMeta) => ({
 })
 
 export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, exclusive = directly }: FileServiceOptions) {
+  const { staged } = store
   function userPrefix (userId: string): string {
     if (!isSafeSegment(userId)) throw new BadRequestError('the caller identity is not usable as a storage folder')
     return `users/${userId}/${root}/`
@@ -113,6 +117,22 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
 
     async delete (userId: string, path: string, preconditions?: Preconditions) {
       if (!(await store.delete(keyOf(userId, path), { preconditions, exclusive }))) throw notFound(path)
+    },
+
+    /** Throws 412 when a write of this file with these preconditions would already be refused. */
+    async checkWritable (userId: string, path: string, preconditions: Preconditions) {
+      if (hasPreconditions(preconditions)) checkPreconditions(await store.head(keyOf(userId, path)), preconditions)
+    },
+
+    /** A user's file written in pieces (resumable uploads); undefined when the store cannot. */
+    staged: staged && {
+      begin: (id: string, userId: string, path: string, contentType: string) => staged.begin(id, keyOf(userId, path), contentType),
+      append: (id: string, userId: string, path: string, state: StagedState, body: Bytes, position: StagedPosition) =>
+        staged.append(id, keyOf(userId, path), state, body, position),
+      async complete (id: string, userId: string, path: string, state: StagedState, { contentType, preconditions }: { contentType: string, preconditions: Preconditions }) {
+        return described(path, await staged.complete(id, keyOf(userId, path), state, { contentType, preconditions, exclusive }))
+      },
+      discard: (id: string, userId: string, path: string, state: StagedState) => staged.discard(id, keyOf(userId, path), state)
     }
   }
 }

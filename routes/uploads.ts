@@ -1,0 +1,148 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { Server } from '@tus/server'
+import { ERRORS, type Lock } from '@tus/utils'
+import { randomBytes } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import { createUploadLeases, createUploadRepository, type UploadLease } from '../db/uploads.js'
+import { BadRequestError, BusyError, isStowageError } from '../errors.js'
+import type { ByteBudget } from '../limits.js'
+import { stowageOf } from '../plugins/decorators.js'
+import { writePreconditions } from '../storage/conditional.js'
+import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
+import { StagedUploadStore, type Destination } from '../storage/tus-store.js'
+import { MEDIA_TYPE } from '../schemas/files.js'
+
+export interface UploadRoutesOptions {
+  /** Upload bytes held in memory across the process (shared with the other upload routes). */
+  uploadMemory: ByteBudget
+  /** How long an unfinished upload is kept, from its creation. */
+  expiryMs: number
+}
+
+const UPLOAD_ID = /^[0-9a-f]{32}$/
+// A request that wants an upload another holds waits this long for it, then gets 500 (tus' lock timeout).
+const LOCK_WAIT_MS = 30_000
+const mediaType = new RegExp(MEDIA_TYPE)
+
+/**
+ * Where an upload goes, from its Upload-Metadata: `path` (else `filename`, which tus-js-client and
+ * Uppy send), `contentType` (else `filetype`), and the destination's `ifMatch` / `ifNoneMatch`.
+ */
+function destinationOf (metadata: Record<string, string | null> = {}): Omit<Destination, 'userId'> {
+  const path = metadata.path ?? metadata.filename
+  if (!path) throw new BadRequestError('Upload-Metadata must name the file: path (or filename)')
+  const contentType = metadata.contentType ?? metadata.filetype ?? DEFAULT_CONTENT_TYPE
+  if (!mediaType.test(contentType) || contentType.length > 255) throw new BadRequestError('the contentType of Upload-Metadata must be a media type such as video/mp4')
+  const preconditions = writePreconditions({ 'if-match': metadata.ifMatch ?? undefined, 'if-none-match': metadata.ifNoneMatch ?? undefined })
+  return { path, contentType, preconditions }
+}
+
+/** tus' lock of an upload, as a lease in the database: held across instances. */
+function leasedLock (lease: UploadLease): Lock {
+  return {
+    async lock (signal, requestRelease) {
+      try {
+        await lease.take(AbortSignal.any([signal, AbortSignal.timeout(LOCK_WAIT_MS)]), () => { void requestRelease() })
+      } catch (error) {
+        if (signal.aborted) throw error
+        throw ERRORS.ERR_LOCK_TIMEOUT
+      }
+    },
+    unlock: () => lease.release()
+  }
+}
+
+/**
+ * Resumable uploads with the tus 1.0 protocol (@tus/server): POST /api/uploads creates one, PATCH
+ * /api/uploads/{id} sends a piece, HEAD says how far it got, DELETE drops it. Every request passes
+ * Stowage's authentication, and an upload answers only the user who created it (404 to anyone else).
+ */
+export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app, { uploadMemory, expiryMs }) => {
+  const { stowageAuthenticate, stowageFiles: files, stowageDb } = stowageOf(app)
+  if (!files.staged) {
+    app.log.warn('the file store cannot stage writes: resumable uploads (/api/uploads) are off')
+    return
+  }
+  const uploads = createUploadRepository(stowageDb)
+  const store = new StagedUploadStore(uploads, files.staged, expiryMs)
+  const leases = createUploadLeases(stowageDb)
+  // The caller of each request, for @tus/server's hooks, which see only the request.
+  const callers = new WeakMap<IncomingMessage, string>()
+  const callerOf = (request: Request) => {
+    const raw = (request as Request & { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
+    const userId = raw && callers.get(raw)
+    if (!userId) throw new Error('a tus request reached @tus/server without its caller')
+    return userId
+  }
+
+  const tus = new Server({
+    path: `${app.prefix}/api/uploads`,
+    datastore: store,
+    maxSize: files.maxUploadBytes,
+    relativeLocation: true,
+    // Same origin only, like the rest of the API.
+    allowedOrigins: [],
+    locker: { newLock: (id) => leasedLock(leases(id)) },
+    getFileIdFromRequest: (_request, lastPath) => lastPath !== undefined && UPLOAD_ID.test(lastPath) ? lastPath : undefined,
+    async namingFunction (request, metadata) {
+      const userId = callerOf(request)
+      const destination = destinationOf(metadata)
+      // A destination that already refuses the upload is refused before any byte is sent.
+      await files.checkWritable(userId, destination.path, destination.preconditions)
+      const id = randomBytes(16).toString('hex')
+      store.expect(id, { userId, ...destination })
+      return id
+    },
+    async onIncomingRequest (request, id) {
+      if (request.method === 'POST') return
+      if (!(await store.findOwned(id, callerOf(request)))) throw ERRORS.FILE_NOT_FOUND
+    },
+    async onUploadFinish (_request, upload) {
+      const etag = (await uploads.find(upload.id))?.etag
+      const headers: Record<string, string> = etag ? { ETag: etag } : {}
+      return { headers }
+    },
+    async onResponseError (_request, error) {
+      if (!isStowageError(error)) return undefined
+      const { statusCode, message } = error as Error & { statusCode: number }
+      return { status_code: statusCode, body: JSON.stringify({ error: message }) + '\n' }
+    }
+  })
+
+  async function cleanUp () {
+    try {
+      const removed = await store.deleteExpired()
+      if (removed > 0) app.log.info({ removed }, 'expired uploads removed')
+    } catch (error) {
+      app.log.warn({ err: error }, 'expired uploads could not be removed; trying again later')
+    }
+  }
+  // Every instance sweeps; a sweep skips the uploads a request holds.
+  const sweep = setInterval(() => { void cleanUp() }, Math.min(expiryMs / 2, 3600_000))
+  sweep.unref()
+  app.addHook('onReady', async () => { void cleanUp() })
+  app.addHook('onClose', async () => { clearInterval(sweep) })
+
+  // The body is the upload's piece, read by @tus/server as it arrives: no parser may buffer it.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null))
+  app.addHook('onRequest', stowageAuthenticate)
+
+  async function handle (request: FastifyRequest, reply: FastifyReply) {
+    const carriesBody = request.method === 'PATCH' || request.headers['content-type'] === 'application/offset+octet-stream'
+    if (carriesBody && !uploadMemory.take(files.writeBufferBytes)) throw new BusyError('too many uploads in progress, try again shortly')
+    callers.set(request.raw, request.userId)
+    reply.hijack()
+    try {
+      await tus.handle(request.raw, reply.raw)
+    } finally {
+      if (carriesBody) uploadMemory.give(files.writeBufferBytes)
+    }
+  }
+  const streamed = { config: { streamedBody: true } }
+  app.options('/api/uploads', handle)
+  app.post('/api/uploads', streamed, handle)
+  app.head('/api/uploads/:id', handle)
+  app.patch('/api/uploads/:id', streamed, handle)
+  app.delete('/api/uploads/:id', handle)
+}
