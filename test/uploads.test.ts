@@ -1,13 +1,21 @@
 import t, { type Test } from 'tap'
 import { createHash, randomBytes } from 'node:crypto'
-import { readdir } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import * as tus from 'tus-js-client'
 import { bearer, buildTestApp } from './helpers/app.js'
-import { startS3Server } from './helpers/s3.js'
+import { openDatabase } from '../db/dialect.js'
+import { createTestDatabase } from './helpers/db.js'
+import { createS3Store } from '../storage/s3-store.js'
+import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
+import { waitFor } from './helpers/wait.js'
 
 const s3 = await startS3Server()
-t.teardown(() => s3.close())
+// The bucket as Stowage's own driver sees it, to look for what uploads leave behind.
+const bucket = createS3Store({ bucket: s3.bucket, region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: TEST_S3_CREDENTIALS })
+t.teardown(async () => { await bucket.close?.(); await s3.close() })
 const MIB = 1024 * 1024
 
 async function serve (t: Test, driver: 'fs' | 's3', env: Record<string, string> = {}) {
@@ -54,5 +62,111 @@ for (const driver of ['fs', 's3'] as const) {
       t.equal(response.getHeader('etag'), read.headers.get('etag'), 'the last answer carries the file\'s ETag')
       t.equal(read.headers.get('etag'), md5Etag(body))
     }
+  })
+}
+
+/** A tus request by hand, for what a client library would not send. */
+function tusRequest (url: string, method: string, headers: Record<string, string> = {}, body?: Buffer) {
+  return fetch(url, { method, headers: { 'tus-resumable': '1.0.0', ...headers }, body })
+}
+
+const metadata = (fields: Record<string, string>) => Object.entries(fields).map(([key, value]) => `${key} ${Buffer.from(value).toString('base64')}`).join(',')
+
+async function create (base: string, key: string, length: number, fields: Record<string, string>) {
+  return tusRequest(`${base}/api/uploads`, 'POST', { ...bearer(key), 'upload-length': String(length), 'upload-metadata': metadata(fields) })
+}
+
+t.test('every tus request is authenticated, and an upload answers only the user who created it', async (t) => {
+  const { base, alice, bob } = await serve(t, 'fs')
+  t.equal((await tusRequest(`${base}/api/uploads`, 'POST', { 'upload-length': '5', 'upload-metadata': metadata({ path: 'a.txt' }) })).status, 401)
+  const created = await create(base, alice, 10, { path: 'mine.txt' })
+  t.equal(created.status, 201)
+  const location = created.headers.get('location')!
+  t.match(location, /^\/api\/uploads\/[0-9a-f]{32}$/, 'a relative URL with an unguessable id')
+  const url = base + location
+  t.equal((await tusRequest(url, 'HEAD')).status, 401, 'HEAD without credentials')
+  for (const method of ['HEAD', 'PATCH', 'DELETE']) {
+    const headers = { ...bearer(bob), ...(method === 'PATCH' ? { 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' } : {}) }
+    t.equal((await tusRequest(url, method, headers, method === 'PATCH' ? Buffer.from('12345') : undefined)).status, 404, `${method} by another user`)
+  }
+  const head = await tusRequest(url, 'HEAD', bearer(alice))
+  t.equal(head.status, 200)
+  t.equal(head.headers.get('upload-offset'), '0', 'untouched by the other user\'s PATCH')
+  t.equal((await tusRequest(`${base}/api/uploads/not-an-id`, 'HEAD', bearer(alice))).status, 404)
+})
+
+t.test('creation refuses what cannot become a file: no path, a bad path, a bad type, too large, a destination already refused', async (t) => {
+  const { base, alice } = await serve(t, 'fs', { MAX_UPLOAD_BYTES: String(10 * MIB) })
+  t.equal((await create(base, alice, 5, { contentType: 'text/plain' })).status, 400, 'no path')
+  const traversal = await create(base, alice, 5, { path: '../bob/x.txt' })
+  t.equal(traversal.status, 400)
+  t.match(await traversal.json(), { error: /path/ })
+  t.equal((await create(base, alice, 5, { path: 'a.txt', contentType: 'not a type' })).status, 400)
+  t.equal((await create(base, alice, 10 * MIB + 1, { path: 'big.bin' })).status, 413, 'Upload-Length over MAX_UPLOAD_BYTES')
+  await fetch(`${base}/api/raw/exists.txt`, { method: 'PUT', headers: bearer(alice), body: 'here' })
+  t.equal((await create(base, alice, 5, { path: 'exists.txt', ifNoneMatch: '*' })).status, 412, 'If-None-Match: * on an existing file')
+  t.equal((await create(base, alice, 5, { path: 'exists.txt', ifMatch: '"0123456789abcdef0123456789abcdef"' })).status, 412, 'a stale If-Match')
+})
+
+t.test('a PATCH past the upload\'s length is refused, and nothing is published', async (t) => {
+  const { base, alice } = await serve(t, 'fs')
+  const url = base + (await create(base, alice, 5, { path: 'five.txt' })).headers.get('location')
+  const patch = await tusRequest(url, 'PATCH', { ...bearer(alice), 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, Buffer.from('123456789'))
+  t.equal(patch.status, 413)
+  t.equal((await fetch(`${base}/api/raw/five.txt`, { headers: bearer(alice) })).status, 404)
+})
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: the destination's precondition is checked when the upload completes: of two uploads to one version, exactly one wins`, async (t) => {
+    const { base, alice } = await serve(t, driver)
+    const first = await (await fetch(`${base}/api/raw/shared.txt`, { method: 'PUT', headers: bearer(alice), body: 'v1' })).json() as { etag: string }
+    const outcomes = await Promise.allSettled(['a', 'b', 'c'].map((c) =>
+      upload(base, alice, Buffer.alloc(6 * MIB, c), { path: 'shared.txt', ifMatch: first.etag }, { chunkSize: 2 * MIB })))
+    t.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, 1, 'one upload published')
+    for (const outcome of outcomes) {
+      if (outcome.status === 'rejected') t.match(String(outcome.reason), /412/, 'the others refused with 412')
+    }
+    const now = Buffer.from(await (await fetch(`${base}/api/raw/shared.txt`, { headers: bearer(alice) })).arrayBuffer())
+    t.ok(['a', 'b', 'c'].some((c) => now.equals(Buffer.alloc(6 * MIB, c))), 'the winner, whole')
+  })
+}
+
+t.test('termination drops an unfinished upload and what it stored', async (t) => {
+  const { base, alice, config } = await serve(t, 'fs')
+  const url = base + (await create(base, alice, 10, { path: 'dropped.txt' })).headers.get('location')
+  await tusRequest(url, 'PATCH', { ...bearer(alice), 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, Buffer.from('12345'))
+  t.equal((await readdir(join(config.STORAGE_DIR, '.uploads'))).length, 1, 'staged')
+  t.equal((await tusRequest(url, 'DELETE', bearer(alice))).status, 204)
+  t.equal((await tusRequest(url, 'HEAD', bearer(alice))).status, 404)
+  t.same(await readdir(join(config.STORAGE_DIR, '.uploads')), [], 'nothing staged')
+})
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: an unfinished upload expires (410), and the sweep at start removes it with what it stored`, async (t) => {
+    const database = await createTestDatabase({ shared: true })
+    const storageDir = await mkdtemp(join(tmpdir(), 'stowage-expiry-'))
+    t.teardown(async () => { await database.drop(); await rm(storageDir, { recursive: true, force: true }) })
+    const env = { DATABASE_URL: database.url, STORAGE_DIR: storageDir }
+    const first = await serve(t, driver, env)
+    const url = first.base + (await create(first.base, first.alice, 10 * MIB, { path: 'abandoned.bin' })).headers.get('location')
+    // A piece under S3's least part: on s3 it waits in a tail object.
+    t.equal((await tusRequest(url, 'PATCH', { ...bearer(first.alice), 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, Buffer.alloc(MIB))).status, 204)
+    const staged = () => driver === 'fs'
+      ? readdir(join(storageDir, '.uploads')).then((names) => names.length)
+      : bucket.list('stowage-uploads/', { limit: 10 }).then((page) => page.objects.length)
+    t.equal(await staged(), 1, 'its bytes are staged')
+
+    const db = openDatabase(database.url)
+    t.teardown(() => db.destroy())
+    const past = new Date(Date.now() - 2 * 86_400_000).toISOString()
+    await db.updateTable('uploads').set({ expires_at: past }).execute()
+    await sql`update uploads set created_at = ${past}`.execute(db)
+    t.equal((await tusRequest(url, 'HEAD', bearer(first.alice))).status, 410, 'Gone, before the sweep')
+
+    await first.close()
+    const second = await serve(t, driver, env)
+    await waitFor(async () => (await db.selectFrom('uploads').select('id').execute()).length === 0, { what: 'the sweep' })
+    await waitFor(async () => (await staged()) === 0, { what: 'the staged bytes removed' })
+    t.equal((await tusRequest(url.replace(first.base, second.base), 'HEAD', bearer(second.alice))).status, 404)
   })
 }
