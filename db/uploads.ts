@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Kysely } from 'kysely'
 import type { Preconditions, StagedState } from '../storage/object-store.js'
 import type { Database } from './types.js'
@@ -126,11 +127,9 @@ export function createUploadLeases (db: Kysely<Database>, { leaseMs = 30_000, po
     return {
       async take (signal, onWanted) {
         while (!(await tryTake())) {
+          signal.throwIfAborted()
           await db.updateTable('uploads').set({ lock_wanted: 1 }).where('id', '=', id).execute()
-          await new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(resolve, pollMs)
-            signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason ?? new Error('aborted')) }, { once: true })
-          })
+          await sleep(pollMs, undefined, { signal }).catch(() => signal.throwIfAborted())
         }
         renewal = setInterval(() => {
           db.updateTable('uploads').set({ lock_expires_at: later(leaseMs) }).where('id', '=', id).where('lock_owner', '=', owner)
