@@ -1,6 +1,8 @@
 import t, { type Test } from 'tap'
 import { spawn, spawnSync } from 'node:child_process'
 import { request } from 'node:http'
+import { randomBytes } from 'node:crypto'
+import * as tus from 'tus-js-client'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -100,6 +102,24 @@ t.test("docs/deploy.md's nginx block passes names through untouched and uploads 
   const range = await fetch(`${proxy}/api/raw/media/large.bin`, { headers: { ...bearer(key), range: 'bytes=0-4' } })
   t.equal(range.status, 206)
   t.equal(await range.text(), 'first', 'ranges pass through')
+})
+
+t.test('behind that nginx, a resumable upload three times its body cap goes through in pieces', { skip }, async (t) => {
+  const { app, close } = await buildTestApp()
+  t.teardown(close)
+  const proxy = await startNginx(t, await app.listen({ host: '127.0.0.1', port: 0 }))
+  const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
+  const cap = Number(/location \/api\/uploads[\s\S]*?client_max_body_size (\d+)m;/.exec(documentedLocation())![1]) * 1024 * 1024
+  const body = randomBytes(3 * cap)
+  const send = (chunkSize: number, path: string) => new Promise<void>((resolve, reject) => {
+    new tus.Upload(body, {
+      endpoint: `${proxy}/api/uploads`, headers: bearer(key), metadata: { path }, chunkSize, retryDelays: [], onSuccess: () => resolve(), onError: reject
+    }).start()
+  })
+  await send(8 * 1024 * 1024, 'media/tus.bin')
+  const back = await fetch(`${proxy}/api/raw/media/tus.bin`, { headers: bearer(key) })
+  t.ok(Buffer.from(await back.arrayBuffer()).equals(body), 'the whole file, in 8 MiB pieces')
+  await t.rejects(send(Infinity, 'media/one-piece.bin'), /413/, 'the same file as one piece meets the proxy\'s cap')
 })
 
 t.test('behind that nginx with TRUST_PROXY naming it, the failure limit counts each client, and a forged X-Forwarded-For changes nothing', { skip }, async (t) => {

@@ -170,3 +170,18 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal((await tusRequest(url.replace(first.base, second.base), 'HEAD', bearer(second.alice))).status, 404)
   })
 }
+
+t.test('a piece at the wrong offset is 409, one of another type 400, and OPTIONS names the extensions and the limit', async (t) => {
+  const { base, alice } = await serve(t, 'fs')
+  const url = base + (await create(base, alice, 10, { path: 'offsets.txt' })).headers.get('location')
+  const piece = (offset: number, contentType = 'application/offset+octet-stream') =>
+    tusRequest(url, 'PATCH', { ...bearer(alice), 'upload-offset': String(offset), 'content-type': contentType }, Buffer.from('12345'))
+  t.equal((await piece(3)).status, 409)
+  t.equal((await piece(0, 'text/plain')).status, 400, '@tus/server answers 400 where the tus text says 415')
+  t.equal((await piece(0)).status, 204)
+  t.equal((await piece(0)).status, 409, 'a piece sent again after it was stored')
+  const options = await tusRequest(`${base}/api/uploads`, 'OPTIONS', bearer(alice))
+  t.equal(options.status, 204)
+  t.same(options.headers.get('tus-extension')?.split(','), ['creation', 'creation-with-upload', 'termination', 'expiration'])
+  t.equal(options.headers.get('tus-max-size'), String(5 * 1024 * 1024 * 1024))
+})
