@@ -139,10 +139,12 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
       if (carriesBody) uploadMemory.give(files.writeBufferBytes)
     }
   }
-  const streamed = { config: { streamedBody: true } }
-  app.options('/api/uploads', handle)
+  // tus is not an OpenAPI protocol: docs/api.md describes these routes instead.
+  const undocumented = { schema: { hide: true } }
+  const streamed = { ...undocumented, config: { streamedBody: true } }
+  app.options('/api/uploads', undocumented, handle)
   app.post('/api/uploads', streamed, handle)
-  app.head('/api/uploads/:id', handle)
+  app.head('/api/uploads/:id', undocumented, handle)
   app.patch('/api/uploads/:id', streamed, handle)
-  app.delete('/api/uploads/:id', handle)
+  app.delete('/api/uploads/:id', undocumented, handle)
 }
