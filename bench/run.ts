@@ -3,7 +3,7 @@ import autocannon from 'autocannon'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -15,7 +15,7 @@ import { generateApiKey } from '../keys/api-key.js'
 import { measureAttack, measureColdBurst } from './attack.js'
 import { measureFsListing } from './fs-listing.js'
 import { measureKeyVerification } from './key-verification.js'
-import { compareThroughput, transferGrowth, type StreamingTarget } from './streaming.js'
+import { compareThroughput, transferGrowth, tusAgainstRaw, type StreamingTarget } from './streaming.js'
 import { putStream, generatedFile } from '../test/helpers/streams.js'
 import { startIdp, TEST_AUDIENCE } from '../test/helpers/idp.js'
 import { startS3Server, TEST_S3_CREDENTIALS } from '../test/helpers/s3.js'
@@ -131,32 +131,33 @@ async function main () {
     const jwt = { authorization: `Bearer ${idp.token({ sub: 'bench-user' }, { expiresIn: 3600 })}` }
     console.log(`Stowage benchmark: ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}\n`)
 
+    const fsDir = join(dataDir, 'objects')
+    const streamingEnv = (driver: string) => ({
+      DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
+      STORAGE_DRIVER: driver,
+      STORAGE_DIR: fsDir,
+      S3_BUCKET: s3.bucket,
+      S3_ENDPOINT: s3.endpoint,
+      S3_FORCE_PATH_STYLE: 'true',
+      JWT_ISSUER: idp.issuer,
+      JWT_AUDIENCE: TEST_AUDIENCE,
+      LOG_LEVEL: 'warn'
+    })
+    let nextPort = port + 100
+    /** A service of its own for each measure: a fresh process, so each growth starts from the same idle state. */
+    const freshService = async (driver: string): Promise<StreamingTarget & { child: ChildProcess }> => {
+      const servicePort = nextPort++
+      const child = startNode(join(here, '..', 'server.js'), { ...streamingEnv(driver), PORT: String(servicePort) })
+      await waitUntilHealthy(`http://127.0.0.1:${servicePort}`)
+      // The upload and download code paths loaded, as in a service that has served before.
+      const warm = await putStream({ port: servicePort, path: '/api/raw/bench/warm.bin', headers: jwt }, generatedFile(1), 1048576)
+      if (warm.status !== 200) throw new Error(`warm-up raw PUT: ${warm.status}`)
+      return { port: servicePort, pid: child.pid!, headers: jwt, child }
+    }
+
     /** Files of any size: raw GET throughput and the server's memory for large transfers. */
     async function measureStreaming () {
       console.log('\nFiles of any size (raw routes)')
-      const fsDir = join(dataDir, 'objects')
-      const streamingEnv = (driver: string) => ({
-        DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
-        STORAGE_DRIVER: driver,
-        STORAGE_DIR: fsDir,
-        S3_BUCKET: s3.bucket,
-        S3_ENDPOINT: s3.endpoint,
-        S3_FORCE_PATH_STYLE: 'true',
-        JWT_ISSUER: idp.issuer,
-        JWT_AUDIENCE: TEST_AUDIENCE,
-        LOG_LEVEL: 'warn'
-      })
-      let nextPort = port + 100
-      /** A service of its own for each measure: a fresh process, so each growth starts from the same idle state. */
-      const freshService = async (driver: string): Promise<StreamingTarget & { child: ChildProcess }> => {
-        const servicePort = nextPort++
-        const child = startNode(join(here, '..', 'server.js'), { ...streamingEnv(driver), PORT: String(servicePort) })
-        await waitUntilHealthy(`http://127.0.0.1:${servicePort}`)
-        // The upload and download code paths loaded, as in a service that has served before.
-        const warm = await putStream({ port: servicePort, path: '/api/raw/bench/warm.bin', headers: jwt }, generatedFile(1), 1048576)
-        if (warm.status !== 200) throw new Error(`warm-up raw PUT: ${warm.status}`)
-        return { port: servicePort, pid: child.pid!, headers: jwt, child }
-      }
       const growthIn = async (driver: string, mib: number) => {
         const service = await freshService(driver)
         try {
@@ -196,9 +197,29 @@ async function main () {
         ratio(`${driver}: PUT growth 1 GiB / 64 MiB`, Math.max(large.put, floor) / Math.max(small.put, floor), '<= 1.5, and <= 128 MiB for 1 GiB')
         ratio(`${driver}: GET growth 1 GiB / 64 MiB`, Math.max(large.get, floor) / Math.max(small.get, floor), '<= 1.5, and <= 128 MiB for 1 GiB')
       }
+      await measureResumable()
+    }
+
+    /** Resumable uploads: 1 GiB through tus in 8 MiB pieces against one raw PUT, and the server's memory. */
+    async function measureResumable () {
+      console.log('\nResumable uploads (tus)')
+      const file = join(dataDir, 'upload-1g.bin')
+      await writeFile(file, generatedFile(1024))
+      for (const driver of process.env.BENCH_DRIVERS?.split(',') ?? ['s3', 'fs']) {
+        const service = await freshService(driver)
+        try {
+          const { raw, tus, tusGrowth } = await tusAgainstRaw(service, 1024, file)
+          console.log(`${driver}: 1 GiB by raw PUT ${raw.toFixed(1)} s, by tus in 8 MiB pieces ${tus.toFixed(1)} s; peak RSS growth during tus ${(tusGrowth / 1048576).toFixed(1)} MiB`)
+          ratio(`${driver}: tus time / raw PUT time`, tus / raw, '<= 1.3')
+          ratio(`${driver}: tus peak RSS growth (MiB)`, tusGrowth / 1048576, '<= 128')
+        } finally {
+          service.child.kill('SIGTERM')
+        }
+      }
     }
     // BENCH_ONLY=streaming: only these, a few minutes instead of the whole run.
     if (process.env.BENCH_ONLY === 'streaming') return await measureStreaming()
+    if (process.env.BENCH_ONLY === 'uploads') return await measureResumable()
 
 
     // First, while the service's memory high-water mark is still that of an idle process; one

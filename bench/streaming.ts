@@ -1,5 +1,6 @@
 // Files of any size: raw GET throughput against the store read directly, and the server's peak
 // memory for raw transfers of 64 MiB and 1 GiB (DESIGN.md §9).
+import { createReadStream } from 'node:fs'
 import { readFile, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { generatedFile, putStream } from '../test/helpers/streams.js'
@@ -63,4 +64,41 @@ export async function transferGrowth (target: StreamingTarget, path: string, mib
   })
   const get = await peakGrowth(target.pid, () => download(`http://127.0.0.1:${target.port}${path}`, target.headers))
   return { put, get }
+}
+
+/** One tus upload of `file` (`mib` MiB) with tus-js-client, in pieces of `chunkMib` MiB, read from
+ *  disk as a user's client reads it (tus-js-client buffers a generic Readable slowly). */
+async function tusUpload (target: StreamingTarget, path: string, file: string, mib: number, chunkMib: number) {
+  const tus = await import('tus-js-client')
+  await new Promise<void>((resolve, reject) => {
+    new tus.Upload(createReadStream(file), {
+      endpoint: `http://127.0.0.1:${target.port}/api/uploads`,
+      headers: target.headers,
+      metadata: { path },
+      chunkSize: chunkMib * MIB,
+      uploadSize: mib * MIB,
+      retryDelays: [],
+      onSuccess: () => resolve(),
+      onError: reject
+    }).start()
+  })
+}
+
+/**
+ * Seconds of a raw PUT and of a tus upload in 8 MiB pieces of the same `mib` MiB file, best of two
+ * rounds taken in turns, and the server's peak RSS growth during a tus upload.
+ */
+export async function tusAgainstRaw (target: StreamingTarget, mib: number, file: string) {
+  const best = { raw: Infinity, tus: Infinity, tusGrowth: 0 }
+  for (let round = 0; round < 2; round++) {
+    let started = performance.now()
+    const answer = await putStream({ port: target.port, path: `/api/raw/bench/raw-${round}.bin`, headers: target.headers }, generatedFile(mib), mib * MIB)
+    if (answer.status !== 200) throw new Error(`raw PUT of ${mib} MiB: ${answer.status} ${answer.body}`)
+    best.raw = Math.min(best.raw, (performance.now() - started) / 1000)
+    started = performance.now()
+    const growth = await peakGrowth(target.pid, () => tusUpload(target, `bench/tus-${round}.bin`, file, mib, 8))
+    best.tus = Math.min(best.tus, (performance.now() - started) / 1000)
+    best.tusGrowth = Math.max(best.tusGrowth, growth)
+  }
+  return best
 }
