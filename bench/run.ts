@@ -247,37 +247,31 @@ async function main () {
     ratio('JWT credentials / health', jwtCredentials / health, '>= 0.8')
     ratio('API-key credentials / health', keyCredentials / health, '>= 0.8')
 
-    // The same service with metrics on (METRICS_PORT), on the same database and store.
+    /** The same service on the same database and store, with `env` added, on `variantPort`. */
+    const startVariant = async (variantPort: number, env: Record<string, string>) => {
+      startNode(join(here, '..', 'server.js'), {
+        PORT: String(variantPort),
+        DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
+        STORAGE_DRIVER: 's3',
+        S3_BUCKET: s3.bucket,
+        S3_ENDPOINT: s3.endpoint,
+        S3_FORCE_PATH_STYLE: 'true',
+        AUTH_FAILURES_PER_ADDRESS: '1000000000',
+        LOG_LEVEL: 'warn',
+        ...env
+      })
+      await waitUntilHealthy(`http://127.0.0.1:${variantPort}`)
+    }
     const metricsPort = port + 200
-    startNode(join(here, '..', 'server.js'), {
-      PORT: String(metricsPort),
-      METRICS_PORT: String(metricsPort + 1),
-      DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
-      STORAGE_DRIVER: 's3',
-      S3_BUCKET: s3.bucket,
-      S3_ENDPOINT: s3.endpoint,
-      S3_FORCE_PATH_STYLE: 'true',
-      AUTH_FAILURES_PER_ADDRESS: '1000000000',
-      LOG_LEVEL: 'warn'
-    })
-    await waitUntilHealthy(`http://127.0.0.1:${metricsPort}`)
+    await startVariant(metricsPort, { METRICS_PORT: String(metricsPort + 1) })
     // And with tracing on, every request sampled, exporting to a collector that takes everything.
     const collector = createServer((request, response) => { request.resume().on('end', () => response.end()) })
     await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve))
     const tracingPort = port + 300
-    startNode(join(here, '..', 'server.js'), {
-      PORT: String(tracingPort),
-      DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
-      STORAGE_DRIVER: 's3',
-      S3_BUCKET: s3.bucket,
-      S3_ENDPOINT: s3.endpoint,
-      S3_FORCE_PATH_STYLE: 'true',
-      AUTH_FAILURES_PER_ADDRESS: '1000000000',
+    await startVariant(tracingPort, {
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(collector.address() as AddressInfo).port}`,
-      OTEL_TRACES_SAMPLER: 'always_on',
-      LOG_LEVEL: 'warn'
+      OTEL_TRACES_SAMPLER: 'always_on'
     })
-    await waitUntilHealthy(`http://127.0.0.1:${tracingPort}`)
     console.log()
     const [metricsOff, metricsOn, tracingOn] = await measure([
       { title: 'GET /api/auth/credentials (API key), metrics and tracing off', url: `${base}/api/auth/credentials`, headers: apiKey },

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsync } from 'fastify'
-import type { ObjectStore } from '../storage/object-store.js'
 import { authRoutes } from '../routes/auth.js'
 import { filesRoutes } from '../routes/files.js'
 import { rawRoutes } from '../routes/raw.js'
@@ -25,7 +24,7 @@ import { createMetrics, type Metrics } from '../metrics/metrics.js'
 import { dialectName, poolStats } from '../db/dialect.js'
 import { observeWithAll } from '../identity/http.js'
 import { createSpans } from '../tracing/spans.js'
-import { isStowageError } from '../errors.js'
+import { createObservers } from './observers.js'
 import { stowageOf } from './decorators.js'
 import { DEFAULT_BCRYPT_COST, DEFAULT_KEY_PREFIX, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 
@@ -90,26 +89,18 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
 
   const metrics = options.metrics === true ? createMetrics() : options.metrics || undefined
   if (metrics) await app.register(metricsPlugin, { metrics })
-  const spans = options.tracing ? createSpans() : undefined
   const storage = { driver: 'fs' as const, ...options.storage }
-  const storePeer = storage.store ? 'object-store' : storage.driver === 's3' ? 's3' : 'file-system'
-  const instrumentStore = (metrics || spans) && ((store: ObjectStore) => {
-    const measured = metrics ? metrics.instrumentStore(store, isStowageError) : store
-    return spans ? spans.instrumentStore(measured, storePeer, isStowageError) : measured
-  })
-  const { url } = options.database
-  const databaseSystem = typeof url === 'string' && dialectName(url) === 'postgres' ? 'postgresql' : 'sqlite'
-  const onQuery = (metrics || spans) && ((sql: string, seconds: number, failed: boolean) => {
-    metrics?.observeQuery(sql, seconds, failed)
-    spans?.observeQuery(databaseSystem, sql, seconds, failed)
+  const observers = createObservers(metrics, options.tracing ? createSpans() : undefined, {
+    storePeer: storage.store ? 'object-store' : storage.driver === 's3' ? 's3' : 'file-system',
+    databaseSystem: typeof options.database.url === 'string' && dialectName(options.database.url) === 'postgres' ? 'postgresql' : 'sqlite'
   })
 
-  await app.register(dbPlugin, { ...options.database, onQuery })
-  await app.register(storagePlugin, { ...storage, instrument: instrumentStore })
+  await app.register(dbPlugin, { ...options.database, onQuery: observers.onQuery })
+  await app.register(storagePlugin, { ...storage, instrument: observers.instrumentStore })
   await app.register(healthPlugin, { ...options.health, onReport: metrics && ((report) => {
     for (const [check, result] of Object.entries(report.checks)) metrics.readiness.set({ check }, result === 'ok' ? 1 : 0)
   }) })
-  await app.register(identityPlugin, { ...options.identity, observeCall: observeWithAll(metrics?.observeCall, spans?.observeCall) })
+  await app.register(identityPlugin, { ...options.identity, observeCall: observeWithAll(options.identity?.observeCall, observers.observeCall) })
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
