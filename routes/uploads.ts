@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { Server } from '@tus/server'
+import { MemoryLocker, Server } from '@tus/server'
+import { PostgresAdapter } from 'kysely'
 import { ERRORS, type Lock } from '@tus/utils'
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
@@ -82,7 +83,9 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
     relativeLocation: true,
     // Same origin only, like the rest of the API.
     allowedOrigins: [],
-    locker: { newLock: (id) => leasedLock(leases(id)) },
+    // Across instances on PostgreSQL; in this process on SQLite, whose instances share no uploads
+    // (as they share no key locks), and where each commit of a lease would cost a sync to disk.
+    locker: stowageDb.getExecutor().adapter instanceof PostgresAdapter ? { newLock: (id) => leasedLock(leases(id)) } : new MemoryLocker({ acquireLockTimeout: LOCK_WAIT_MS }),
     getFileIdFromRequest: (_request, lastPath) => lastPath !== undefined && UPLOAD_ID.test(lastPath) ? lastPath : undefined,
     async namingFunction (request, metadata) {
       const userId = callerOf(request)
