@@ -47,6 +47,9 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
 
   const keyOf = (userId: string, path: string) => userPrefix(userId) + checkFilePath(path)
   const notFound = (path: string) => new NotFoundError(`file not found: ${path}`)
+  const refuseEarly = async (key: string, preconditions: Preconditions | undefined) => {
+    if (hasPreconditions(preconditions)) checkPreconditions(await store.head(key), preconditions)
+  }
 
   return {
     maxFileBytes,
@@ -110,7 +113,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     async write (userId: string, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions }: WriteRequest = {}) {
       const key = keyOf(userId, path)
       // Refused before the body is read, when it already fails; checked again when it is published.
-      if (hasPreconditions(preconditions)) checkPreconditions(await store.head(key), preconditions)
+      await refuseEarly(key, preconditions)
       const stored = await store.write(key, body, { contentType, maxBytes, preconditions, exclusive })
       return described(path, stored)
     },
@@ -120,9 +123,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     },
 
     /** Throws 412 when a write of this file with these preconditions would already be refused. */
-    async checkWritable (userId: string, path: string, preconditions: Preconditions) {
-      if (hasPreconditions(preconditions)) checkPreconditions(await store.head(keyOf(userId, path)), preconditions)
-    },
+    checkWritable: (userId: string, path: string, preconditions: Preconditions) => refuseEarly(keyOf(userId, path), preconditions),
 
     /** A user's file written in pieces (resumable uploads); undefined when the store cannot. */
     staged: staged && {
