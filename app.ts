@@ -9,6 +9,7 @@ import { requestIdGenerator } from './plugins/request-id.js'
 import { createMetrics } from './metrics/metrics.js'
 import type { Duplex } from 'node:stream'
 import type { Tracing } from './tracing/sdk.js'
+import { withoutLinkToken } from './storage/links.js'
 import { stowage, type StowageOptions } from './plugins/stowage.js'
 
 export const REDACTED_PATHS = [
@@ -31,7 +32,17 @@ export async function buildApp (config: Config, { logStream, tracing }: BuildOpt
   // Made only when they will be served: switched off, metrics cost nothing.
   const metrics = config.METRICS_PORT === undefined ? undefined : createMetrics()
   const app = Fastify({
-    logger: { level: config.LOG_LEVEL, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, stream: logStream },
+    logger: {
+      level: config.LOG_LEVEL,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      // Fastify's own fields, but a signed link's token (a credential) left out of the URL.
+      serializers: {
+        req: (request) => ({
+          method: request.method, url: withoutLinkToken(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort
+        })
+      },
+      stream: logStream
+    },
     // A number is not a name, and an unknown field is a mistake to report, not to drop silently.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
     frameworkErrors,
@@ -139,6 +150,7 @@ export function stowageOptions (config: Config): StowageOptions {
       failuresPerAddress: config.AUTH_FAILURES_PER_ADDRESS,
       failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000
     },
+    links: { maxSeconds: config.LINK_MAX_SECONDS, secret: config.LINK_SECRET, viaStore: config.LINKS_VIA === 'store', publicUrl: config.PUBLIC_URL },
     openapi: { publicUrl: config.PUBLIC_URL, docs: true }
   }
 }

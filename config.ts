@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value'
 import { isIP } from 'node:net'
 import {
   DEFAULT_BCRYPT_COST, DEFAULT_BUCKET, DEFAULT_KEY_PREFIX, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION,
-  DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_UPLOAD_MEMORY_BYTES, LARGEST_MAX_FILE_BYTES, LARGEST_MAX_UPLOAD_BYTES, s3UploadBufferBytes
+  DEFAULT_LINK_MAX_SECONDS, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_UPLOAD_MEMORY_BYTES, LARGEST_MAX_FILE_BYTES, LARGEST_MAX_UPLOAD_BYTES, s3UploadBufferBytes
 } from './defaults.js'
 
 const Url = (description: string, options: { default?: string } = {}) =>
@@ -59,6 +59,9 @@ export const ConfigSchema = Type.Object({
   STS_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: DEFAULT_REGION, description: 'a region name such as us-east-1' }),
   CREDENTIALS_ROLE_ARN: Optional(Type.String({ pattern: '^arn:aws[a-z-]*:iam::\\d{12}:role/.+$', description: 'an IAM role ARN, arn:aws:iam::<12 digits>:role/<name>' })),
   UPLOAD_EXPIRY_SECONDS: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: DEFAULT_UPLOAD_EXPIRY_SECONDS, description: 'seconds from 60 to 2592000 (30 days)' }),
+  LINK_MAX_SECONDS: Type.Integer({ minimum: 60, maximum: DEFAULT_LINK_MAX_SECONDS, default: DEFAULT_LINK_MAX_SECONDS, description: `seconds from 60 to ${DEFAULT_LINK_MAX_SECONDS} (7 days, S3's longest)` }),
+  LINK_SECRET: Optional(Type.String({ minLength: 32, description: 'at least 32 characters, the same on every instance' })),
+  LINKS_VIA: Type.Union([Type.Literal('store'), Type.Literal('stowage')], { default: 'store', description: 'store (S3 presigned URLs) or stowage (links served by Stowage)' }),
   CREDENTIALS_TTL_SECONDS: Type.Integer({ minimum: 900, maximum: 43200, default: 3600, description: 'an integer from 900 to 43200' }),
   UPSTREAM_TIMEOUT_MS: Millis(5000, 'longest wait for the identity provider or STS'),
   API_KEY_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9]{0,15}$', default: DEFAULT_KEY_PREFIX, description: 'a lower-case letter, then up to 15 lower-case letters or digits' }),

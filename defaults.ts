@@ -18,6 +18,8 @@ export const s3PartBytes = (maxUploadBytes: number) => Math.max(8 * 1024 * 1024,
 /** What one streamed upload holds on S3: two parts uploading, one filling. */
 export const s3UploadBufferBytes = (maxUploadBytes: number) => 3 * s3PartBytes(maxUploadBytes)
 export const DEFAULT_UPLOAD_EXPIRY_SECONDS = 86_400
+/** S3's longest presigned URL. */
+export const DEFAULT_LINK_MAX_SECONDS = 7 * 86_400
 export const DEFAULT_UPLOAD_MEMORY_BYTES = 256 * 1024 * 1024
 export const DEFAULT_KEY_PREFIX = 'stow'
 export const DEFAULT_BCRYPT_COST = 10

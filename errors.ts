@@ -3,6 +3,7 @@ import createError from '@fastify/error'
 // The errors every layer throws; plugins/errors.ts maps them to HTTP answers.
 export const BadRequestError = createError<[string]>('STOWAGE_ERR_BAD_REQUEST', '%s', 400)
 export const UnauthorizedError = createError('STOWAGE_ERR_UNAUTHORIZED', 'Unauthorized', 401)
+export const ForbiddenError = createError<[string]>('STOWAGE_ERR_FORBIDDEN', '%s', 403)
 export const NotFoundError = createError<[string]>('STOWAGE_ERR_NOT_FOUND', '%s', 404)
 export const PayloadTooLargeError = createError<[string]>('STOWAGE_ERR_TOO_LARGE', '%s', 413)
 /** An If-Match or If-None-Match that does not hold: nothing was changed. */

@@ -84,6 +84,20 @@ migrations['2026-11-23-resumable-uploads'] = {
   }
 }
 
+migrations['2026-11-23-settings'] = {
+  async up (db: Kysely<any>) {
+    // Values the instances must share and that no one configured, such as the link-signing secret.
+    await db.schema
+      .createTable('settings')
+      .addColumn('name', 'varchar(64)', (col) => col.primaryKey())
+      .addColumn('value', 'text', (col) => col.notNull())
+      .execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('settings').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

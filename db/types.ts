@@ -45,10 +45,16 @@ export interface UploadsTable {
   lock_wanted: ColumnType<number, number | undefined, number>
 }
 
+export interface SettingsTable {
+  name: string
+  value: string
+}
+
 export interface Database {
   organizations: OrganizationsTable
   api_keys: ApiKeysTable
   uploads: UploadsTable
+  settings: SettingsTable
 }
 
 export type Organization = Selectable<OrganizationsTable>

@@ -3,6 +3,7 @@ import { authRoutes } from '../routes/auth.js'
 import { filesRoutes } from '../routes/files.js'
 import { rawRoutes } from '../routes/raw.js'
 import { uploadRoutes } from '../routes/uploads.js'
+import { linkRoutes, type LinkRoutesOptions } from '../routes/links.js'
 import { createByteBudget } from '../limits.js'
 import { healthRoutes } from '../routes/health.js'
 import { keysRoutes } from '../routes/keys.js'
@@ -11,6 +12,7 @@ import { sharedSchemas } from '../schemas/common.js'
 import { fileSchemas } from '../schemas/files.js'
 import { healthSchemas } from '../schemas/health.js'
 import { keySchemas } from '../schemas/keys.js'
+import { linkSchemas } from '../schemas/links.js'
 import { authPlugin, type AuthPluginOptions } from './auth.js'
 import { dbPlugin, type DbPluginOptions } from './db.js'
 import { errorHandler, notFoundHandler } from './errors.js'
@@ -26,7 +28,7 @@ import { observeWithAll } from '../identity/http.js'
 import { createSpans } from '../tracing/spans.js'
 import { createObservers } from './observers.js'
 import { stowageOf } from './decorators.js'
-import { DEFAULT_BCRYPT_COST, DEFAULT_KEY_PREFIX, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
+import { DEFAULT_BCRYPT_COST, DEFAULT_KEY_PREFIX, DEFAULT_LINK_MAX_SECONDS, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 
 export interface StowageOptions {
   /** `sqlite:…` or `postgres://…` with its deadlines, or a Kysely instance of the host's. */
@@ -42,8 +44,11 @@ export interface StowageOptions {
   auth?: AuthPluginOptions
   health?: HealthPluginOptions
   /** Route groups to mount; all by default. `raw`: the streamed file routes, /api/raw/{path};
-   *  `uploads`: resumable uploads (tus), /api/uploads. */
-  routes?: { health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, keys?: boolean }
+   *  `uploads`: resumable uploads (tus), /api/uploads; `links`: signed links, /api/links and /links. */
+  routes?: { health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean }
+  /** Signed links: the longest lifetime (7 days by default, as S3 allows), the signing secret
+   *  (else one kept in the database), links to the store itself where it can (true by default). */
+  links?: Partial<Omit<LinkRoutesOptions, 'uploadMemory'>>
   /**
    * Prometheus metrics of this mount, in a registry of their own: decorated as `stowageMetrics`
    * (`.registry`) for the host to serve or merge. Off by default; `true` makes a registry, or pass
@@ -63,7 +68,7 @@ export interface StowageOptions {
   openapi?: false | (OpenApiPluginOptions & { docs?: boolean })
 }
 
-const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas]
+const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas]
 
 /**
  * All of Stowage in one encapsulated plugin: schemas, error handling, services and routes live in
@@ -104,7 +109,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
-  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, keys: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (metrics) {
@@ -119,6 +124,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.auth) await app.register(authRoutes)
   if (routes.files) await app.register(filesRoutes, { uploadMemory, uploadTimeoutMs: options.uploads?.timeoutMs })
   if (routes.raw) await app.register(rawRoutes, { uploadMemory })
+  if (routes.links) await app.register(linkRoutes, { uploadMemory, maxSeconds: DEFAULT_LINK_MAX_SECONDS, viaStore: true, ...options.links })
   if (routes.uploads) await app.register(uploadRoutes, { uploadMemory, expiryMs: (options.uploads?.expirySeconds ?? DEFAULT_UPLOAD_EXPIRY_SECONDS) * 1000 })
   if (routes.keys) await app.register(keysRoutes)
 }

@@ -1,9 +1,13 @@
 // What the file routes, JSON and raw, send about a file and how they read an uploaded body.
-import type { FastifyReply } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
-import { BadRequestError, PayloadTooLargeError } from '../errors.js'
+import { BadRequestError, BusyError, PayloadTooLargeError } from '../errors.js'
+import type { ByteBudget } from '../limits.js'
+import { parseRange, readConditions, writePreconditions } from '../storage/conditional.js'
+import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
 import type { ObjectMeta, ObjectRead } from '../storage/object-store.js'
+import { MEDIA_TYPE } from '../schemas/files.js'
 
 /** ETag and Last-Modified, and a cache that must ask again before reusing a copy: files change. */
 export function sendValidators (reply: FastifyReply, file: ObjectMeta) {
@@ -89,4 +93,36 @@ export function uploadedBody (request: IncomingMessage, maxBytes: number): Async
       throw error
     }
   })()
+}
+
+/** A raw download (`/api/raw`, a download link): the file or its range, 304 when the copy is current. */
+export async function serveRawFile (files: FileService, request: FastifyRequest, reply: FastifyReply, userId: string, path: string) {
+  const read = await files.read(userId, path, { range: parseRange(request.headers.range), ...readConditions(request.headers) })
+  sendRawHeaders(reply, read.file, path)
+  if (read.notModified) return reply.code(304).send()
+  return sendBody(reply, read.file)
+}
+
+const mediaType = new RegExp(MEDIA_TYPE)
+
+/** The request's Content-Type, when it is one a file may have (application/octet-stream when absent). */
+export function uploadedType (request: FastifyRequest): string {
+  const contentType = request.headers['content-type'] ?? DEFAULT_CONTENT_TYPE
+  if (!mediaType.test(contentType) || contentType.length > 255) throw new BadRequestError('Content-Type must be a media type such as text/markdown')
+  return contentType
+}
+
+/** A raw upload (`/api/raw`, an upload link), streamed into the store within the upload memory budget. */
+export async function receiveRawFile (files: FileService, uploadMemory: ByteBudget, request: FastifyRequest, reply: FastifyReply,
+  userId: string, path: string, { contentType = uploadedType(request), maxBytes = files.maxUploadBytes }: { contentType?: string, maxBytes?: number } = {}) {
+  const preconditions = writePreconditions(request.headers)
+  const body = uploadedBody(request.raw, maxBytes)
+  if (!uploadMemory.take(files.writeBufferBytes)) throw new BusyError('too many uploads in progress, try again shortly')
+  try {
+    const written = await files.write(userId, path, body, { contentType, maxBytes, preconditions })
+    reply.header('etag', written.etag)
+    return written
+  } finally {
+    uploadMemory.give(files.writeBufferBytes)
+  }
 }

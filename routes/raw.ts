@@ -1,22 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { BadRequestError, BusyError } from '../errors.js'
 import { createByteBudget, type ByteBudget } from '../limits.js'
 import { stowageOf } from '../plugins/decorators.js'
-import { isNotModified, parseRange, readConditions, writePreconditions } from '../storage/conditional.js'
-import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
+import { isNotModified, readConditions, writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
-import { FilePathParams, FileWritten, MEDIA_TYPE, RangeHeaders, ReadHeaders, WriteHeaders } from '../schemas/files.js'
+import { FilePathParams, FileWritten, RangeHeaders, ReadHeaders, WriteHeaders } from '../schemas/files.js'
 import { describeRawUpload, DOCUMENTED, DOCUMENTED_HEAD, RAW_FILE_HEADERS } from '../schemas/openapi.js'
-import { sendBody, sendRawHeaders, uploadedBody } from './file-answers.js'
+import { receiveRawFile, sendRawHeaders, serveRawFile } from './file-answers.js'
 
 export interface RawRoutesOptions {
   /** Upload bytes held in memory across the process (shared with the JSON routes). */
   uploadMemory?: ByteBudget
 }
-
-const mediaType = new RegExp(MEDIA_TYPE)
 
 const binary = (description: string) => ({
   description,
@@ -53,13 +49,7 @@ export const rawRoutes: FastifyPluginAsyncTypebox<RawRoutesOptions> = async (app
         ...errorResponses(400, 404, 416, ...CALLER_REFUSALS)
       }
     }
-  }, async (request, reply) => {
-    const path = request.params['*']
-    const read = await files.read(request.userId, path, { range: parseRange(request.headers.range), ...readConditions(request.headers) })
-    sendRawHeaders(reply, read.file, path)
-    if (read.notModified) return reply.code(304).send()
-    return sendBody(reply, read.file)
-  })
+  }, async (request, reply) => serveRawFile(files, request, reply, request.userId, request.params['*']))
 
   app.head('/api/raw/*', {
     config: DOCUMENTED_HEAD,
@@ -95,20 +85,7 @@ export const rawRoutes: FastifyPluginAsyncTypebox<RawRoutesOptions> = async (app
         ...errorResponses(400, 412, 413, ...CALLER_REFUSALS)
       }
     }
-  }, async (request, reply) => {
-    const contentType = request.headers['content-type'] ?? DEFAULT_CONTENT_TYPE
-    if (!mediaType.test(contentType) || contentType.length > 255) throw new BadRequestError('Content-Type must be a media type such as text/markdown')
-    const preconditions = writePreconditions(request.headers)
-    const body = uploadedBody(request.raw, files.maxUploadBytes)
-    if (!uploadMemory.take(files.writeBufferBytes)) throw new BusyError('too many uploads in progress, try again shortly')
-    try {
-      const written = await files.write(request.userId, request.params['*'], body, { contentType, preconditions })
-      reply.header('etag', written.etag)
-      return written
-    } finally {
-      uploadMemory.give(files.writeBufferBytes)
-    }
-  })
+  }, async (request, reply) => receiveRawFile(files, uploadMemory, request, reply, request.userId, request.params['*']))
 
   app.delete('/api/raw/*', {
     config: DOCUMENTED,

@@ -2,7 +2,7 @@ import { BadRequestError, NotFoundError } from '../errors.js'
 import { isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
 import {
   checkPreconditions, directly, hasPreconditions,
-  type Bytes, type Exclusive, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type RangeRequest, type StagedPosition, type StagedState
+  type Bytes, type Exclusive, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState
 } from './object-store.js'
 import {
   checkFilePath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
@@ -124,6 +124,9 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
 
     /** Throws 412 when a write of this file with these preconditions would already be refused. */
     checkWritable: (userId: string, path: string, preconditions: Preconditions) => refuseEarly(keyOf(userId, path), preconditions),
+
+    /** A URL straight to the store for one of the user's files (S3 presigned); undefined when the store cannot. */
+    presign: store.presign && ((userId: string, path: string, link: PresignRequest) => store.presign!(keyOf(userId, path), link)),
 
     /** A user's file written in pieces (resumable uploads); undefined when the store cannot. */
     staged: staged && {

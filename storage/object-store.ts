@@ -68,6 +68,14 @@ export interface ListPage {
   isTruncated: boolean
 }
 
+export interface PresignRequest {
+  method: 'download' | 'upload'
+  expiresInSeconds: number
+  /** An upload link's: the content type and length the upload must have. */
+  contentType?: string
+  size?: number
+}
+
 /** A staged write's progress between its pieces: plain JSON, kept by the caller (in the database). */
 export type StagedState = Record<string, unknown>
 
@@ -131,6 +139,9 @@ export interface ObjectStore {
   check (): Promise<void>
   /** Bytes one write holds in memory at most: what an upload takes from the upload memory budget. */
   readonly writeBufferBytes: number
+  /** A URL straight to the store for one object and one method, valid for `link.expiresInSeconds`
+   *  (S3 presigned URLs); a store without it has its links served by Stowage. */
+  presign? (key: string, link: PresignRequest): Promise<string>
   /** Resumable uploads; a store without them has no /api/uploads. */
   readonly staged?: StagedWrites
   /** Prepares the store before first use (the fs driver: folders, layout, leftovers). */
@@ -207,6 +218,7 @@ export function wrapOperations (store: ObjectStore, around: AroundOperation): Ob
     check: around('check', store.check.bind(store)),
     writeBufferBytes: store.writeBufferBytes,
     staged: store.staged && wrapStaged(store.staged, around),
+    presign: store.presign && around('presign', store.presign.bind(store)),
     open: store.open && around('open', store.open.bind(store)),
     close: store.close && (() => store.close!())
   }

@@ -9,7 +9,7 @@ import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
   checkPreconditions, checkStagedId, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
   type ByteRange, type Bytes, type DeleteOptions, type Exclusive, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore,
-  type Preconditions, type RangeRequest, type StagedWrites, type WriteOptions
+  type PresignRequest, type Preconditions, type RangeRequest, type StagedWrites, type WriteOptions
 } from './object-store.js'
 
 export interface S3StoreOptions {
@@ -266,6 +266,16 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     head,
     writeBufferBytes: PART_BUFFERS * partBytes,
     staged,
+
+    async presign (key: string, { method, expiresInSeconds, contentType, size }: PresignRequest) {
+      const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner')
+      const command = method === 'download'
+        ? new GetObjectCommand({ Bucket: bucket, Key: key })
+        : new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: contentType, ContentLength: size })
+      // Content-Type and Content-Length stay signed headers: an upload must send the ones linked.
+      const signed = new Set(['content-type', 'content-length'])
+      return getSignedUrl(client, command, { expiresIn: expiresInSeconds, signableHeaders: signed, unhoistableHeaders: signed })
+    },
 
     async list (prefix: string, { startAfter, limit }: ListOptions) {
       const answer = await client.send(new ListObjectsV2Command({

@@ -1,6 +1,7 @@
 import type { FastifyPluginCallback, FastifyRequest } from 'fastify'
 import type { Span } from '@opentelemetry/api'
 import { ConfigError } from '../config.js'
+import { withoutLinkToken } from '../storage/links.js'
 
 export type Environment = Record<string, string | undefined>
 
@@ -26,12 +27,11 @@ async function otlpExporter (env: Environment) {
   throw new ConfigError('OTEL_EXPORTER_OTLP_PROTOCOL', `is ${protocol}: use http/protobuf or http/json (gRPC is not included)`)
 }
 
-/** The request's span is named by its route template, and its path is kept without the query. */
+/** The request's span is named by its route template, and its path is kept without the query or a link's token. */
 function describeRequest (span: Span, request: FastifyRequest) {
   const route = request.routeOptions.url
   span.updateName(route ? `${request.method} ${route}` : request.method)
-  const path = request.url.split('?', 1)[0]
-  span.setAttribute('url.path', path)
+  span.setAttribute('url.path', withoutLinkToken(request.url.split('?', 1)[0]))
   span.setAttribute('stowage.request_id', request.id)
 }
 

@@ -1,0 +1,97 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyRequest } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { sharedSecret } from '../db/settings.js'
+import { BadRequestError, ForbiddenError } from '../errors.js'
+import type { ByteBudget } from '../limits.js'
+import { stowageOf } from '../plugins/decorators.js'
+import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
+import { createLinkSigner, type LinkGrant } from '../storage/links.js'
+import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
+import { CreatedLink, CreateLinkBody } from '../schemas/links.js'
+import { DOCUMENTED } from '../schemas/openapi.js'
+import { receiveRawFile, serveRawFile } from './file-answers.js'
+
+export interface LinkRoutesOptions {
+  uploadMemory: ByteBudget
+  /** The longest lifetime a link may be given. */
+  maxSeconds: number
+  /** The signing secret of links Stowage serves; else one kept in the database. */
+  secret?: string
+  /** Links to the store itself (S3 presigned URLs) where it can make them; else served by Stowage. */
+  viaStore: boolean
+  /** Where clients reach Stowage; else the request's own origin. */
+  publicUrl?: string
+}
+
+const DEFAULT_SECONDS = 3600
+
+/**
+ * Signed links: `POST /api/links` hands out a URL for one file and one method that works without
+ * credentials until it expires. On S3 it is a presigned URL, so the bytes go straight between the
+ * client and the store; otherwise Stowage serves it at `/links/{token}`, with the raw routes' answers.
+ */
+export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (app, options) => {
+  const { stowageAuthenticate, stowageFiles: files, stowageDb } = stowageOf(app)
+  const signer = createLinkSigner(options.secret ? Buffer.from(options.secret) : await sharedSecret(stowageDb, 'link-signing'))
+  const prefix = app.prefix
+  const originOf = (request: FastifyRequest) => options.publicUrl?.replace(/\/$/, '') ?? `${request.protocol}://${request.host}`
+
+  const createRoute: FastifyPluginAsyncTypebox = async (api) => {
+    api.addHook('onRequest', stowageAuthenticate)
+    api.post('/api/links', {
+      config: DOCUMENTED,
+      schema: {
+        operationId: 'createLink',
+        tags: ['files'],
+        summary: 'A URL for one file and one method that needs no credentials until it expires',
+        description: 'A download link serves the file as `GET /api/raw/{path}` does, ranges included; an upload link takes one PUT of the file. A link cannot be widened by editing it, and cannot be revoked before it expires.',
+        security: CALLER_SECURITY,
+        body: Type.Ref(CreateLinkBody),
+        response: { 201: answer('The link', Type.Ref(CreatedLink)), ...errorResponses(400, 404, 415, ...CALLER_REFUSALS) }
+      }
+    }, async (request, reply) => {
+      const { path, method, expiresIn = Math.min(DEFAULT_SECONDS, options.maxSeconds), size } = request.body
+      if (expiresIn > options.maxSeconds) throw new BadRequestError(`expiresIn must be at most ${options.maxSeconds} seconds (LINK_MAX_SECONDS)`)
+      if (size !== undefined && size > files.maxUploadBytes) throw new BadRequestError(`size must be at most ${files.maxUploadBytes} bytes (MAX_UPLOAD_BYTES)`)
+      const contentType = method === 'upload' ? request.body.contentType ?? DEFAULT_CONTENT_TYPE : undefined
+      // The same rights as the operation itself: the caller's own file, which must exist to be read.
+      if (method === 'download') await files.head(request.userId, path)
+      else await files.checkWritable(request.userId, path, {})
+      const grant: LinkGrant = { userId: request.userId, path, method, expiresAt: Math.floor(Date.now() / 1000) + expiresIn, contentType, size }
+      const url = options.viaStore && files.presign
+        ? await files.presign(request.userId, path, { method, expiresInSeconds: expiresIn, contentType, size })
+        : `${originOf(request)}${prefix}/links/${signer.token(grant)}`
+      return reply.code(201).send({ url, method, expiresAt: new Date(grant.expiresAt * 1000).toISOString() })
+    })
+  }
+
+  const linkedFiles: FastifyPluginAsyncTypebox = async (links) => {
+    // An upload link's body is the file, read as it arrives.
+    links.removeAllContentTypeParsers()
+    links.addContentTypeParser('*', (_request, _payload, done) => done(null))
+    const grantOf = (token: string, method: LinkGrant['method']) => {
+      const grant = signer.verify(token)
+      if (grant.method !== method) throw new ForbiddenError(`this link is for ${grant.method === 'download' ? 'downloading' : 'uploading'} only`)
+      return grant
+    }
+    // A wildcard, not `:token`: a token is longer than a path parameter may be.
+    const hidden = { hide: true }
+
+    links.get('/links/*', { schema: hidden }, async (request, reply) => {
+      const grant = grantOf((request.params as { '*': string })['*'], 'download')
+      return serveRawFile(files, request, reply, grant.userId, grant.path)
+    })
+
+    links.put('/links/*', { schema: hidden, config: { streamedBody: true } }, async (request, reply) => {
+      const grant = grantOf((request.params as { '*': string })['*'], 'upload')
+      const contentType = grant.contentType ?? DEFAULT_CONTENT_TYPE
+      if ((request.headers['content-type'] ?? DEFAULT_CONTENT_TYPE) !== contentType) throw new ForbiddenError(`this link takes a file of type ${contentType} only`)
+      if (grant.size !== undefined && request.headers['content-length'] !== String(grant.size)) throw new ForbiddenError(`this link takes a file of ${grant.size} bytes only`)
+      return receiveRawFile(files, options.uploadMemory, request, reply, grant.userId, grant.path, { contentType, maxBytes: grant.size })
+    })
+  }
+
+  await app.register(createRoute)
+  await app.register(linkedFiles)
+}

@@ -1,0 +1,53 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { ForbiddenError } from '../errors.js'
+
+/** What a signed link lets its bearer do: one method on one file of one user, until it expires. */
+export interface LinkGrant {
+  userId: string
+  path: string
+  method: 'download' | 'upload'
+  /** Seconds since the epoch. */
+  expiresAt: number
+  /** An upload link's: the content type and length the upload must have. */
+  contentType?: string
+  size?: number
+}
+
+const base64url = (bytes: Buffer) => bytes.toString('base64url')
+
+/** A URL as logs and traces may show it: a link's token is a credential, and is left out. */
+export const withoutLinkToken = (url: string) => url.replace(/\/links\/[^/?#]+/, '/links/[redacted]')
+
+/**
+ * Links served by Stowage: `<grant>.<signature>`, the grant in base64url JSON and the signature an
+ * HMAC-SHA256 of it with the deployment's secret. Any edit of the grant (another file, method,
+ * user or expiry) breaks the signature; a link cannot be revoked before it expires.
+ */
+export function createLinkSigner (secret: Buffer) {
+  const sign = (payload: string) => createHmac('sha256', secret).update(payload).digest()
+  return {
+    token (grant: LinkGrant): string {
+      const payload = base64url(Buffer.from(JSON.stringify({
+        u: grant.userId, p: grant.path, m: grant.method, e: grant.expiresAt, t: grant.contentType, s: grant.size
+      })))
+      return `${payload}.${base64url(sign(payload))}`
+    },
+
+    /** The grant of a token whose signature holds and whose time has not run out; else 403. */
+    verify (token: string, now = Date.now()): LinkGrant {
+      const [payload, signature, extra] = token.split('.')
+      const expected = payload === undefined ? undefined : sign(payload)
+      const given = Buffer.from(signature ?? '', 'base64url')
+      if (!expected || extra !== undefined || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new ForbiddenError('this link is not valid')
+      }
+      const { u, p, m, e, t, s } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+        u: string, p: string, m: LinkGrant['method'], e: number, t?: string, s?: number
+      }
+      if (now / 1000 >= e) throw new ForbiddenError('this link has expired')
+      return { userId: u, path: p, method: m, expiresAt: e, contentType: t, size: s }
+    }
+  }
+}
+
+export type LinkSigner = ReturnType<typeof createLinkSigner>
