@@ -34,6 +34,13 @@ function checkedLocally (check: () => string): string {
  *  turn `x/../y.md` into `y.md`. */
 const remotePath = (path: string) => checkedLocally(() => checkFilePath(path).split('/').map(encodeURIComponent).join('/'))
 
+/** `90`, `90s`, `15m`, `1h`, `7d`: seconds. */
+function durationSeconds (text: string): number {
+  const match = /^(\d+)([smhd]?)$/.exec(text.trim())
+  if (!match) throw new UsageError('--expires must be a duration such as 90s, 15m, 1h or 7d')
+  return Number(match[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as '' | 's' | 'm' | 'h' | 'd']
+}
+
 const remotePrefix = (prefix: string) => checkedLocally(() => checkPrefix(prefix))
 
 /** The AWS SDK is loaded only in aws-sso mode: it costs about 0.4 s to load. */
@@ -248,7 +255,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     args, allowPositionals: true,
     options: {
       json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' },
-      long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }
+      long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' }
     }
   })
   const json = values.json === true
@@ -301,6 +308,17 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const path = remotePath(remote)
       const written = await client.upload(`/api/raw/${path}`, local, contentType, conditions, io, json)
       return print(io, json, written, `${written.key} (${written.size} bytes, ${written.contentType}) ${written.etag}\n`)
+    }
+    case 'share': {
+      const remote = need(first, 'share PATH [--expires 1h] [--upload [--content-type T]]')
+      remotePath(remote)
+      const upload = values.upload === true
+      const contentType = upload ? values['content-type'] ?? CONTENT_TYPES[extname(remote).toLowerCase()] : undefined
+      const link = await api('POST', '/api/links', {
+        path: remote, method: upload ? 'upload' : 'download', expiresIn: durationSeconds(values.expires ?? '1h'), ...(contentType ? { contentType } : {})
+      })
+      const howTo = upload ? `curl -T FILE${contentType ? ` -H 'Content-Type: ${contentType}'` : ''} '<the link>'\n` : ''
+      return print(io, json, link, `${link.url}\nexpires ${link.expiresAt}\n${howTo}`)
     }
     case 'rm': {
       const path = need(first, 'rm PATH')

@@ -16,6 +16,9 @@ Usage:
                                               streamed; --if-match writes only over that version,
                                               --no-clobber only if PATH does not exist yet
   stowage rm PATH
+  stowage share PATH [--expires 1h] [--upload [--content-type T]]
+                                              prints a link that needs no credentials until it
+                                              expires: to download PATH, or with --upload to write it
   stowage keys create [--name N] [--expires DATE] | keys ls | keys revoke ID
   stowage whoami
   stowage serve                               the service, configured as npm start is

@@ -300,3 +300,28 @@ t.test('a progress line is drawn on a terminal (a pseudo-terminal, through scrip
   t.equal(inPipe.status, 0, inPipe.stderr)
   t.equal(inPipe.stderr.replace(/^\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*$/, ''), '', 'nothing on stderr in a pipe')
 })
+
+t.test('share prints a link that works without credentials: to read a file, or with --upload to write one', async (t) => {
+  const { url, home, cli, apiKey } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const local = join(home, 'plan.md')
+  await writeFile(local, 'the plan')
+  t.equal((await cli(['put', local, 'shared/plan.md'])).code, 0)
+
+  const shared = await cli(['share', 'shared/plan.md', '--expires', '15m', '--json'])
+  t.equal(shared.code, 0, shared.stderr)
+  const link = JSON.parse(shared.stdout) as { url: string, method: string, expiresAt: string }
+  t.equal(link.method, 'download')
+  t.ok(Math.abs(new Date(link.expiresAt).getTime() - Date.now() - 15 * 60_000) < 60_000, 'expires in 15 minutes')
+  t.equal(await (await fetch(link.url)).text(), 'the plan', 'no credentials needed')
+  t.match((await cli(['share', 'shared/plan.md'])).stdout, /^http:\/\/\S+\/links\/\S+\nexpires /, 'the link on its own line')
+
+  const upload = JSON.parse((await cli(['share', 'inbox/notes.txt', '--upload', '--json'])).stdout) as { url: string }
+  t.equal((await fetch(upload.url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'dropped off' })).status, 200)
+  t.equal((await cli(['get', 'inbox/notes.txt'])).stdout, 'dropped off')
+
+  const bad = await cli(['share', 'shared/plan.md', '--expires', 'soon'])
+  t.not(bad.code, 0)
+  t.match(bad.stderr, /--expires must be a duration/)
+  t.match((await cli(['share', 'missing.md'])).stderr, /^stowage: 404/, 'a download link of a missing file')
+})
