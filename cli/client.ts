@@ -1,13 +1,14 @@
 import { createReadStream, createWriteStream } from 'node:fs'
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { once } from 'node:events'
-import { extname } from 'node:path'
+import { dirname, extname, join } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
 import type { AwsCredentials } from '../identity/aws-signing.js'
 import { checkFilePath, checkPrefix } from '../storage/paths.js'
-import { readSettings, writeSettings, type ClientSettings } from './config-file.js'
+import { readSettings, settingsPath, writeSettings, type ClientSettings } from './config-file.js'
+import { syncFolder } from './sync.js'
 import { UsageError, type CliIo } from './io.js'
 import { createProgress } from './progress.js'
 import { DEFAULT_REGION } from '../defaults.js'
@@ -15,6 +16,9 @@ import { DEFAULT_REGION } from '../defaults.js'
 export interface AwsCredentialSource { (): Promise<AwsCredentials & { expiration?: Date }> }
 
 export class RequestFailed extends Error {}
+
+/** Files that sync left alone because both sides changed: exit 1, after the summary. */
+export class SyncConflicts extends RequestFailed {}
 
 const CONTENT_TYPES: Record<string, string> = {
   '.md': 'text/markdown', '.txt': 'text/plain', '.json': 'application/json', '.html': 'text/html', '.csv': 'text/csv',
@@ -144,8 +148,8 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
     status: answer.status, statusText: answer.statusText, contentType: answer.headers.get('content-type'), text: await answer.text()
   })
   return {
-    async call (method: string, path: string, body?: unknown): Promise<any> {
-      const headers = await authHeaders(settings, awsCredentials)
+    async call (method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<any> {
+      const headers = { ...await authHeaders(settings, awsCredentials), ...extraHeaders }
       if (body !== undefined) headers['content-type'] = 'application/json'
       return interpret(await reach(async () => {
         const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
@@ -255,11 +259,13 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     args, allowPositionals: true,
     options: {
       json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' },
-      long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' }
+      long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' },
+      delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }
     }
   })
   const json = values.json === true
-  const client = createApi(await readSettings(io.env), awsCredentials)
+  const settings = await readSettings(io.env)
+  const client = createApi(settings, awsCredentials)
   const api = client.call
   const [first, second] = positionals
   const need = (value: string | undefined, usage: string) => {
@@ -267,20 +273,56 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     return value
   }
 
+  /** Every file under `prefix`, over every page. */
+  async function listAll (prefix: string) {
+    const files: Array<{ key: string, size: number, lastModified: string, etag: string }> = []
+    let token: string | undefined
+    do {
+      const query = new URLSearchParams({ ...(prefix ? { prefix } : {}), ...(token ? { continuationToken: token } : {}) })
+      const page = await api('GET', `/api/files?${query}`)
+      files.push(...page.files)
+      token = page.continuationToken
+    } while (token)
+    return files
+  }
+
   switch (command) {
+    case 'sync': {
+      const usage = 'sync LOCAL_DIR REMOTE_PREFIX | sync REMOTE_PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N]'
+      const from = need(first, usage)
+      const to = need(second, usage)
+      // The side that is a folder here is the local one: it is the source when it comes first.
+      const direction = await stat(from).then((found) => found.isDirectory(), () => false) ? 'up' : 'down'
+      const [localDir, remote] = direction === 'up' ? [from, to] : [to, from]
+      const prefix = remote === '' || remote === '/' ? '' : remotePrefix(remote.endsWith('/') ? remote : remote + '/')
+      const concurrency = Number(values.concurrency ?? 4)
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be an integer from 1 to 64')
+      const summary = await syncFolder(direction, localDir, prefix, {
+        list: async (under) => new Map((await listAll(under)).map((file) => [file.key, { size: file.size, etag: file.etag }])),
+        upload: (key, local, conditions) => client.upload(`/api/raw/${remotePath(key)}`, local, CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream', conditions, io, true),
+        download: async (key, local) => { await client.download(`/api/raw/${remotePath(key)}`, local, io, true) },
+        remove: async (key, conditions) => { await api('DELETE', `/api/raw/${remotePath(key)}`, undefined, conditions) }
+      }, io, {
+        delete: values.delete === true, dryRun: values['dry-run'] === true, concurrency,
+        stateDir: join(dirname(settingsPath(io.env)), 'sync'), serviceUrl: settings.url
+      })
+      const verb = summary.dryRun ? 'would ' : ''
+      const lines = [
+        ...summary.uploaded.map((path) => `${verb}upload ${path}`), ...summary.downloaded.map((path) => `${verb}download ${path}`),
+        ...summary.deleted.map((path) => `${verb}delete ${path}`), ...summary.conflicts.map(({ path, reason }) => `conflict ${path}: ${reason}`),
+        `${summary.uploaded.length} uploaded, ${summary.downloaded.length} downloaded, ${summary.deleted.length} deleted, ${summary.unchanged} unchanged, ${summary.conflicts.length} conflicts${summary.dryRun ? ' (dry run: nothing changed)' : ''}`
+      ]
+      print(io, json, summary, lines.join('\n') + '\n')
+      // A conflict needs someone's attention: scripts see it in the exit code.
+      if (summary.conflicts.length > 0) throw new SyncConflicts(`${summary.conflicts.length} conflicts; nothing was overwritten`)
+      return
+    }
     case 'whoami': {
       const me = await api('GET', '/api/auth/credentials')
       return print(io, json, me, `${me.userId}\n${me.bucket} ${me.region} ${me.prefix}\n`)
     }
     case 'ls': {
-      const files = []
-      let token: string | undefined
-      do {
-        const query = new URLSearchParams({ ...(first ? { prefix: remotePrefix(first) } : {}), ...(token ? { continuationToken: token } : {}) })
-        const page = await api('GET', `/api/files?${query}`)
-        files.push(...page.files)
-        token = page.continuationToken
-      } while (token)
+      const files = await listAll(first ? remotePrefix(first) : '')
       const line = values.long === true
         ? (f: { size: number, lastModified: string, etag: string, key: string }) => `${String(f.size).padStart(12)}  ${f.lastModified}  ${f.etag.padEnd(36)}  ${f.key}\n`
         : (f: { size: number, lastModified: string, key: string }) => `${String(f.size).padStart(10)}  ${f.lastModified}  ${f.key}\n`

@@ -16,6 +16,11 @@ Usage:
                                               streamed; --if-match writes only over that version,
                                               --no-clobber only if PATH does not exist yet
   stowage rm PATH
+  stowage sync LOCAL_DIR PREFIX | sync PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N]
+                                              copies what is new or changed, the folder here being
+                                              the source when it comes first; a file changed on
+                                              both sides since the last sync is a conflict, left
+                                              alone and reported (exit 1)
   stowage share PATH [--expires 1h] [--upload [--content-type T]]
                                               prints a link that needs no credentials until it
                                               expires: to download PATH, or with --upload to write it

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, utimes, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -324,4 +324,68 @@ t.test('share prints a link that works without credentials: to read a file, or w
   t.not(bad.code, 0)
   t.match(bad.stderr, /--expires must be a duration/)
   t.match((await cli(['share', 'missing.md'])).stderr, /^stowage: 404/, 'a download link of a missing file')
+})
+
+t.test('sync: a tree of Unicode names up and down; what changed on both sides is a conflict, and nothing is lost', async (t) => {
+  const { url, home, cli, apiKey } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const tree = join(home, 'tree')
+  const files: Record<string, string> = { 'a.txt': 'alpha', 'nested/déjà vu.md': '# déjà', 'nested/deep/日本語.txt': 'こんにちは', 'empty.bin': '' }
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(join(tree, path, '..'), { recursive: true })
+    await writeFile(join(tree, path), content)
+  }
+  const sync = async (...args: string[]) => {
+    const run = await cli(['sync', ...args, '--json'])
+    return { code: run.code, stderr: run.stderr, summary: run.stdout ? JSON.parse(run.stdout) : undefined }
+  }
+  const remote = async (path: string) => (await cli(['get', `backup/${path}`])).stdout
+  // A later time than the file had: two writes within one clock tick must still count as a change.
+  const change = async (path: string, content: string) => {
+    await writeFile(join(tree, path), content)
+    const later = new Date(Date.now() + 5000)
+    await utimes(join(tree, path), later, later)
+  }
+
+  let run = await sync(tree, 'backup')
+  t.equal(run.code, 0, run.stderr)
+  t.same(run.summary.uploaded.sort(), Object.keys(files).sort(), 'every file up, the empty one included')
+  for (const [path, content] of Object.entries(files)) t.equal(await remote(path), content, `backup/${path}`)
+  run = await sync(tree, 'backup')
+  t.match(run.summary, { uploaded: [], unchanged: 4, conflicts: [] }, 'a second sync sends nothing')
+
+  // Changed here only; changed on the server only; changed on both sides.
+  await change('a.txt', 'alpha 2')
+  const other = join(home, 'other.md')
+  await writeFile(other, '# changed on the server')
+  t.equal((await cli(['put', other, 'backup/nested/déjà vu.md'])).code, 0)
+  await change('nested/deep/日本語.txt', 'changed here')
+  await writeFile(other, 'changed there')
+  t.equal((await cli(['put', other, 'backup/nested/deep/日本語.txt'])).code, 0)
+  run = await sync(tree, 'backup')
+  t.equal(run.code, 1, 'conflicts make the exit code 1')
+  t.same(run.summary.uploaded, ['a.txt'])
+  t.same(run.summary.conflicts.map((c: { path: string }) => c.path).sort(), ['nested/deep/日本語.txt', 'nested/déjà vu.md'])
+  t.equal(await remote('a.txt'), 'alpha 2')
+  t.equal(await remote('nested/déjà vu.md'), '# changed on the server', 'the server\'s change is not overwritten')
+  t.equal(await remote('nested/deep/日本語.txt'), 'changed there', 'nor the server\'s side of a change on both sides')
+  t.equal(await readFile(join(tree, 'nested/deep/日本語.txt'), 'utf8'), 'changed here', 'and the local side is kept')
+
+  // Down into a new folder, then --delete both ways, with a dry run first.
+  const restore = join(home, 'restore')
+  run = await sync('backup/', restore)
+  t.equal(run.code, 0, run.stderr)
+  t.equal(run.summary.downloaded.length, 4)
+  t.equal(await readFile(join(restore, 'nested/déjà vu.md'), 'utf8'), '# changed on the server')
+  await rm(join(tree, 'a.txt'))
+  run = await sync(tree, 'backup', '--delete', '--dry-run')
+  t.match(run.summary, { deleted: ['a.txt'], dryRun: true })
+  t.equal(await remote('a.txt'), 'alpha 2', 'a dry run changes nothing')
+  run = await sync(tree, 'backup', '--delete')
+  t.ok(run.summary.deleted.includes('a.txt'))
+  t.equal((await cli(['get', 'backup/a.txt'])).code, 1, 'deleted on the server')
+  run = await sync('backup', restore, '--delete')
+  t.ok(run.summary.deleted.includes('a.txt'), 'and, synced down with --delete, here')
+  t.notOk(existsSync(join(restore, 'a.txt')))
+  t.equal((await cli(['sync', tree, 'backup', '--concurrency', 'many'])).code, 2, 'a usage mistake')
 })

@@ -1,0 +1,192 @@
+import { createHash } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
+import { dirname, join, relative, resolve, sep } from 'node:path'
+import type { CliIo } from './io.js'
+import { createProgress } from './progress.js'
+
+/** What the last sync of a folder saw of each file, by its path relative to the folder. */
+interface Recorded { size: number, mtimeMs: number, etag: string }
+interface LocalFile { size: number, mtimeMs: number }
+interface RemoteFile { size: number, etag: string }
+
+export interface SyncTransport {
+  /** Every file under `prefix`, by its key. */
+  list (prefix: string): Promise<Map<string, RemoteFile>>
+  upload (key: string, local: string, conditions: Record<string, string>): Promise<{ etag: string }>
+  download (key: string, local: string): Promise<void>
+  remove (key: string, conditions: Record<string, string>): Promise<void>
+}
+
+export interface SyncOptions {
+  delete: boolean
+  dryRun: boolean
+  concurrency: number
+  /** Where the record of each synced folder is kept. */
+  stateDir: string
+  /** The service, part of a record's identity: one folder may be synced with two services. */
+  serviceUrl: string
+}
+
+export interface SyncSummary {
+  direction: 'up' | 'down'
+  uploaded: string[]
+  downloaded: string[]
+  deleted: string[]
+  unchanged: number
+  conflicts: Array<{ path: string, reason: string }>
+  dryRun: boolean
+}
+
+const isPreconditionFailure = (error: unknown) => /^412\b/.test((error as Error).message)
+
+async function walk (root: string, into = new Map<string, LocalFile>(), dir = root): Promise<Map<string, LocalFile>> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) await walk(root, into, path)
+    else if (entry.isFile() && !entry.name.endsWith('.part') && !entry.name.endsWith('.part.etag')) {
+      const { size, mtimeMs } = await stat(path)
+      into.set(relative(root, path).split(sep).join('/'), { size, mtimeMs })
+    }
+  }
+  return into
+}
+
+async function md5Etag (path: string) {
+  const hash = createHash('md5')
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer)
+  return `"${hash.digest('hex')}"`
+}
+
+/** `work` on each item, `concurrency` at a time. */
+async function eachLimited<T> (items: T[], concurrency: number, work: (item: T) => Promise<void>) {
+  let next = 0
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+    while (next < items.length) await work(items[next++])
+  }))
+}
+
+/**
+ * Makes a remote prefix like a local folder (`up`) or the reverse (`down`), copying only what is new
+ * or changed, decided without downloading: sizes and times on the local side, ETags on the remote
+ * one, and what the last sync of this folder recorded of both. A file changed on both sides since
+ * then is a conflict, reported and left alone: an upload sends If-Match with the ETag last seen, a
+ * delete too, and a download never replaces a local file changed since.
+ */
+export async function syncFolder (direction: 'up' | 'down', localDir: string, prefix: string, transport: SyncTransport, io: CliIo, options: SyncOptions): Promise<SyncSummary> {
+  const statePath = join(options.stateDir, createHash('sha256').update([options.serviceUrl, prefix, resolve(localDir)].join('\n')).digest('hex').slice(0, 32) + '.json')
+  const recorded: Record<string, Recorded> = JSON.parse(await readFile(statePath, 'utf8').catch(() => '{}'))
+  if (direction === 'down') await mkdir(localDir, { recursive: true })
+  const [local, remote] = await Promise.all([walk(localDir), transport.list(prefix)])
+  const remoteOf = (path: string) => remote.get(prefix + path)
+  const summary: SyncSummary = { direction, uploaded: [], downloaded: [], deleted: [], unchanged: 0, conflicts: [], dryRun: options.dryRun }
+  const conflict = (path: string, reason: string) => { summary.conflicts.push({ path, reason }) }
+  const unchangedLocally = (path: string, file: LocalFile | undefined) =>
+    file !== undefined && recorded[path]?.size === file.size && recorded[path]?.mtimeMs === file.mtimeMs
+  /** A file found on both sides with no record: the same when its MD5 is the remote ETag (fs, single-part S3). */
+  const sameContent = async (path: string, file: RemoteFile) => (await md5Etag(join(localDir, path))) === file.etag
+
+  const plan: Array<{ path: string, kind: 'uploaded' | 'downloaded' | 'deleted', act: () => Promise<void>, bytes: number }> = []
+  const remember = async (path: string, etag: string) => {
+    const { size, mtimeMs } = await stat(join(localDir, path))
+    recorded[path] = { size, mtimeMs, etag }
+  }
+
+  if (direction === 'up') {
+    for (const [path, file] of local) {
+      const there = remoteOf(path)
+      const last = recorded[path]
+      if (there && unchangedLocally(path, file) && last.etag === there.etag) { summary.unchanged++; continue }
+      if (there && unchangedLocally(path, file)) { conflict(path, 'changed on the server since the last sync; not uploaded (sync down to get it)'); continue }
+      if (there && !last && await sameContent(path, there)) { await remember(path, there.etag); summary.unchanged++; continue }
+      if (there && !last) { conflict(path, 'exists on the server with other content, and was never synced from here'); continue }
+      // Only over the version last seen, or only where nothing is: never blindly.
+      const conditions: Record<string, string> = last && there ? { 'if-match': last.etag } : { 'if-none-match': '*' }
+      plan.push({
+        path, kind: 'uploaded', bytes: file.size,
+        act: async () => {
+          try {
+            const { etag } = await transport.upload(prefix + path, join(localDir, path), conditions)
+            await remember(path, etag)
+            summary.uploaded.push(path)
+          } catch (error) {
+            if (!isPreconditionFailure(error)) throw error
+            conflict(path, 'changed on the server during the sync; not uploaded')
+          }
+        }
+      })
+    }
+    if (options.delete) {
+      for (const [key, file] of remote) {
+        const path = key.slice(prefix.length)
+        if (local.has(path)) continue
+        plan.push({
+          path, kind: 'deleted', bytes: 0,
+          act: async () => {
+            try {
+              await transport.remove(key, { 'if-match': file.etag })
+              delete recorded[path]
+              summary.deleted.push(path)
+            } catch (error) {
+              if (!isPreconditionFailure(error)) throw error
+              conflict(path, 'changed on the server during the sync; not deleted')
+            }
+          }
+        })
+      }
+    }
+  } else {
+    for (const [key, file] of remote) {
+      const path = key.slice(prefix.length)
+      const here = local.get(path)
+      const last = recorded[path]
+      if (here && unchangedLocally(path, here) && last.etag === file.etag) { summary.unchanged++; continue }
+      if (here && last && !unchangedLocally(path, here) && last.etag !== file.etag) { conflict(path, 'changed here and on the server since the last sync; kept as it is here'); continue }
+      if (here && last && !unchangedLocally(path, here)) { conflict(path, 'changed here since the last sync; not replaced (sync up to send it)'); continue }
+      if (here && !last && await sameContent(path, file)) { await remember(path, file.etag); summary.unchanged++; continue }
+      if (here && !last) { conflict(path, 'exists here with other content, and was never synced from the server'); continue }
+      plan.push({
+        path, kind: 'downloaded', bytes: file.size,
+        act: async () => {
+          const target = join(localDir, path)
+          await mkdir(dirname(target), { recursive: true })
+          await transport.download(key, target)
+          await remember(path, file.etag)
+          summary.downloaded.push(path)
+        }
+      })
+    }
+    if (options.delete) {
+      for (const [path, here] of local) {
+        if (remoteOf(path)) continue
+        if (!unchangedLocally(path, here)) { conflict(path, 'not on the server, and changed here since the last sync (or never synced); not deleted'); continue }
+        plan.push({
+          path, kind: 'deleted', bytes: 0,
+          act: async () => {
+            await rm(join(localDir, path))
+            delete recorded[path]
+            summary.deleted.push(path)
+          }
+        })
+      }
+    }
+  }
+
+  if (options.dryRun) {
+    for (const { path, kind } of plan) summary[kind].push(path)
+    return summary
+  }
+  const progress = createProgress(io, `sync ${plan.length} files`, plan.reduce((total, step) => total + step.bytes, 0))
+  try {
+    await eachLimited(plan, options.concurrency, async (step) => {
+      await step.act()
+      progress.advance(step.bytes)
+    })
+  } finally {
+    progress.finish()
+    await mkdir(options.stateDir, { recursive: true, mode: 0o700 })
+    await writeFile(statePath + '.tmp', JSON.stringify(recorded))
+    await rename(statePath + '.tmp', statePath)
+  }
+  return summary
+}
