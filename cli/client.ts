@@ -9,6 +9,7 @@ import type { AwsCredentials } from '../identity/aws-signing.js'
 import { checkFilePath, checkPrefix } from '../storage/paths.js'
 import { readSettings, settingsPath, writeSettings, type ClientSettings } from './config-file.js'
 import { syncFolder } from './sync.js'
+import { uploadResumable } from './resumable.js'
 import { UsageError, type CliIo } from './io.js'
 import { createProgress } from './progress.js'
 import { DEFAULT_REGION } from '../defaults.js'
@@ -16,6 +17,8 @@ import { DEFAULT_REGION } from '../defaults.js'
 export interface AwsCredentialSource { (): Promise<AwsCredentials & { expiration?: Date }> }
 
 export class RequestFailed extends Error {}
+
+const DEFAULT_RESUMABLE_BYTES = 64 * 1024 * 1024
 
 /** Files that sync left alone because both sides changed: exit 1, after the summary. */
 export class SyncConflicts extends RequestFailed {}
@@ -156,13 +159,26 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
         return { status: response.status, statusText: response.statusText, contentType: response.headers.get('content-type'), text: await response.text() }
       }))
     },
-    /** PUT /api/raw: the file streamed from disk with its length declared, so that a 413 or 412
-     *  arrives before the file is sent. */
-    async upload (path: string, local: string, contentType: string, conditions: Record<string, string>, io: CliIo, quiet: boolean): Promise<any> {
+    /**
+     * The file at `remote`: in one streamed PUT /api/raw, with its length declared so that a 413 or
+     * 412 arrives before the file is sent; from STOWAGE_RESUMABLE_BYTES (64 MiB) up, in pieces
+     * through /api/uploads, resumed by running the same command again after an interruption.
+     */
+    async upload (remote: string, local: string, contentType: string, conditions: Record<string, string>, io: CliIo, quiet: boolean): Promise<any> {
       const { size } = await stat(local)
       const progress = createProgress(io, `put ${local}`, size, { quiet })
-      const headers = { ...await authHeaders(settings, awsCredentials), ...conditions, 'content-type': contentType, 'content-length': String(size) }
-      const written = interpret(await reach(() => streamRequest(base + path, headers, fileBody(local, size, progress.advance))))
+      let written
+      if (size >= Number(io.env.STOWAGE_RESUMABLE_BYTES || DEFAULT_RESUMABLE_BYTES)) {
+        written = await uploadResumable({
+          base,
+          headers: () => authHeaders(settings, awsCredentials),
+          stateDir: join(dirname(settingsPath(io.env)), 'uploads'),
+          failure: (message) => new RequestFailed(message)
+        }, remote, local, contentType, conditions, progress.advance)
+      } else {
+        const headers = { ...await authHeaders(settings, awsCredentials), ...conditions, 'content-type': contentType, 'content-length': String(size) }
+        written = interpret(await reach(() => streamRequest(`${base}/api/raw/${remotePath(remote)}`, headers, fileBody(local, size, progress.advance))))
+      }
       progress.finish()
       return written
     },
@@ -299,7 +315,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be an integer from 1 to 64')
       const summary = await syncFolder(direction, localDir, prefix, {
         list: async (under) => new Map((await listAll(under)).map((file) => [file.key, { size: file.size, etag: file.etag }])),
-        upload: (key, local, conditions) => client.upload(`/api/raw/${remotePath(key)}`, local, CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream', conditions, io, true),
+        upload: (key, local, conditions) => client.upload(key, local, CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream', conditions, io, true),
         download: async (key, local) => { await client.download(`/api/raw/${remotePath(key)}`, local, io, true) },
         remove: async (key, conditions) => { await api('DELETE', `/api/raw/${remotePath(key)}`, undefined, conditions) }
       }, io, {
@@ -347,8 +363,8 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const conditions: Record<string, string> = values['no-clobber']
         ? { 'if-none-match': '*' }
         : values['if-match'] !== undefined ? { 'if-match': quotedEtag(values['if-match']) } : {}
-      const path = remotePath(remote)
-      const written = await client.upload(`/api/raw/${path}`, local, contentType, conditions, io, json)
+      remotePath(remote)
+      const written = await client.upload(remote, local, contentType, conditions, io, json)
       return print(io, json, written, `${written.key} (${written.size} bytes, ${written.contentType}) ${written.etag}\n`)
     }
     case 'share': {

@@ -14,7 +14,9 @@ Usage:
                                               interrupted download continues when run again
   stowage put FILE PATH [--content-type T] [--if-match ETAG | --no-clobber]
                                               streamed; --if-match writes only over that version,
-                                              --no-clobber only if PATH does not exist yet
+                                              --no-clobber only if PATH does not exist yet; from
+                                              64 MiB ($STOWAGE_RESUMABLE_BYTES) in resumable pieces:
+                                              run it again after an interruption to go on
   stowage rm PATH
   stowage sync LOCAL_DIR PREFIX | sync PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N]
                                               copies what is new or changed, the folder here being

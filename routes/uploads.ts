@@ -105,7 +105,12 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
       const headers: Record<string, string> = etag ? { ETag: etag } : {}
       return { headers }
     },
-    async onResponseError (_request, error) {
+    async onResponseError (request, error) {
+      // Said as the raw route says it, so that a client sees one message whichever route it took.
+      if ((error as { status_code?: number }).status_code === 413) {
+        const message = request.method === 'POST' ? `file is larger than ${files.maxUploadBytes} bytes` : 'the piece goes past the upload\'s Upload-Length'
+        return { status_code: 413, body: JSON.stringify({ error: message }) + '\n' }
+      }
       if (!isStowageError(error)) return undefined
       const { statusCode, message } = error as Error & { statusCode: number }
       return { status_code: statusCode, body: JSON.stringify({ error: message }) + '\n' }

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, utimes, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { createServer, request } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCli } from '../cli/index.js'
@@ -18,14 +18,14 @@ import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
 const sts = await startSts()
 t.teardown(() => sts.close())
 
-async function setup (t: Test, appEnv: Record<string, string> = {}) {
+async function setup (t: Test, appEnv: Record<string, string> = {}, cliEnv: Record<string, string> = {}) {
   const test = await buildTestApp({ env: { STS_ENDPOINT: sts.endpoint, AWS_AUTH_SERVER_ID: 'cli-test', ...appEnv } })
   t.teardown(test.close)
   await test.app.listen({ port: 0, host: '127.0.0.1' })
   const url = `http://127.0.0.1:${(test.app.server.address() as AddressInfo).port}`
   const home = await mkdtemp(join(tmpdir(), 'stowage-home-'))
   t.teardown(() => rm(home, { recursive: true, force: true }))
-  const env = { HOME: home, XDG_CONFIG_HOME: '', DATABASE_URL: 'sqlite::memory:' }
+  const env = { HOME: home, XDG_CONFIG_HOME: '', DATABASE_URL: 'sqlite::memory:', ...cliEnv }
   const cli = async (argv: string[], awsCredentials?: AwsCredentialSource) => {
     const out: Buffer[] = []
     let stderr = ''
@@ -388,4 +388,50 @@ t.test('sync: a tree of Unicode names up and down; what changed on both sides is
   t.ok(run.summary.deleted.includes('a.txt'), 'and, synced down with --delete, here')
   t.notOk(existsSync(join(restore, 'a.txt')))
   t.equal((await cli(['sync', tree, 'backup', '--concurrency', 'many'])).code, 2, 'a usage mistake')
+})
+
+t.test('a large put goes in pieces (tus) and, cut off part way, goes on from where the server got to when run again', async (t) => {
+  const { url, home, cli, apiKey } = await setup(t, {}, { STOWAGE_RESUMABLE_BYTES: String(1024 * 1024) })
+  // A proxy that drops the connection once, 3 MiB into what the client sends, and counts the rest.
+  const upstream = new URL(url)
+  const cut = { after: 3 * 1024 * 1024, done: false, sentAfterCut: 0 }
+  const proxy = createTcpServer((client) => {
+    const server = connect(Number(upstream.port), upstream.hostname)
+    let seen = 0
+    client.on('data', (chunk: Buffer) => {
+      seen += chunk.length
+      if (cut.done) cut.sentAfterCut += chunk.length
+      if (!cut.done && seen > cut.after) {
+        cut.done = true
+        client.destroy()
+        server.destroy()
+        return
+      }
+      server.write(chunk)
+    })
+    server.pipe(client)
+    client.on('error', () => server.destroy())
+    server.on('error', () => client.destroy())
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { proxy.close() })
+  const viaProxy = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+  t.equal((await cli(['login', '--url', viaProxy, '--api-key', apiKey])).code, 0)
+  const local = join(home, 'big.bin')
+  const body = randomBytes(20 * 1024 * 1024)
+  await writeFile(local, body)
+
+  const first = await cli(['put', local, 'media/big.bin'])
+  t.equal(first.code, 1)
+  t.match(first.stderr, /the upload stopped .*run the same command again to continue/)
+  const second = await cli(['put', local, 'media/big.bin', '--json'])
+  t.equal(second.code, 0, second.stderr)
+  t.ok(cut.sentAfterCut < body.length, `went on from where it stopped: ${(cut.sentAfterCut / 1048576).toFixed(1)} MiB sent after the cut, for a 20 MiB file`)
+  t.match(JSON.parse(second.stdout), { key: 'media/big.bin', size: body.length, etag: `"${createHash('md5').update(body).digest('hex')}"` })
+  const got = await cli(['get', 'media/big.bin'])
+  t.ok(got.bytes.equals(body), 'byte for byte')
+
+  const stale = await cli(['put', local, 'media/big.bin', '--if-match', '"0123456789abcdef0123456789abcdef"'])
+  t.equal(stale.code, 1)
+  t.match(stale.stderr, /^stowage: 412/, 'the destination\'s precondition holds for a resumable upload too')
 })

@@ -102,7 +102,9 @@ t.test('creation refuses what cannot become a file: no path, a bad path, a bad t
   t.equal(traversal.status, 400)
   t.match(await traversal.json(), { error: /path/ })
   t.equal((await create(base, alice, 5, { path: 'a.txt', contentType: 'not a type' })).status, 400)
-  t.equal((await create(base, alice, 10 * MIB + 1, { path: 'big.bin' })).status, 413, 'Upload-Length over MAX_UPLOAD_BYTES')
+  const tooLarge = await create(base, alice, 10 * MIB + 1, { path: 'big.bin' })
+  t.equal(tooLarge.status, 413, 'Upload-Length over MAX_UPLOAD_BYTES')
+  t.same(await tooLarge.json(), { error: `file is larger than ${10 * MIB} bytes` }, 'said as the raw route says it')
   await fetch(`${base}/api/raw/exists.txt`, { method: 'PUT', headers: bearer(alice), body: 'here' })
   t.equal((await create(base, alice, 5, { path: 'exists.txt', ifNoneMatch: '*' })).status, 412, 'If-None-Match: * on an existing file')
   t.equal((await create(base, alice, 5, { path: 'exists.txt', ifMatch: '"0123456789abcdef0123456789abcdef"' })).status, 412, 'a stale If-Match')
@@ -113,6 +115,7 @@ t.test('a PATCH past the upload\'s length is refused, and nothing is published',
   const url = base + (await create(base, alice, 5, { path: 'five.txt' })).headers.get('location')
   const patch = await tusRequest(url, 'PATCH', { ...bearer(alice), 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, '123456789')
   t.equal(patch.status, 413)
+  t.same(await patch.json(), { error: 'the piece goes past the upload\'s Upload-Length' })
   t.equal((await fetch(`${base}/api/raw/five.txt`, { headers: bearer(alice) })).status, 404)
 })
 
