@@ -84,7 +84,7 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
     // Same origin only, like the rest of the API.
     allowedOrigins: [],
     // Across instances on PostgreSQL; in this process on SQLite, whose instances share no uploads
-    // (as they share no key locks), and where each commit of a lease would cost a sync to disk.
+    // (as they share no key locks).
     locker: stowageDb.getExecutor().adapter instanceof PostgresAdapter ? { newLock: (id) => leasedLock(leases(id)) } : new MemoryLocker({ acquireLockTimeout: LOCK_WAIT_MS }),
     getFileIdFromRequest: (_request, lastPath) => lastPath !== undefined && UPLOAD_ID.test(lastPath) ? lastPath : undefined,
     async namingFunction (request, metadata) {
