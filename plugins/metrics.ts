@@ -13,7 +13,7 @@ export interface MetricsPluginOptions {
   metrics: Metrics
 }
 
-const FILE_ROUTE = /\/api\/(files|raw|uploads)\b/
+const FILE_ROUTE = /\/api\/(files|raw)\/|\/api\/uploads\b|\/links\//
 
 /** The HTTP metrics of Stowage's routes, from two hooks; the rest of the metrics come from the
  *  services' own counters and a wrapped store (metrics/metrics.ts). */
