@@ -97,6 +97,26 @@ async function * partsOf (body: Bytes, partBytes: number): AsyncGenerator<Buffer
 }
 
 /**
+ * Parts uploaded PARALLEL_PARTS at a time, the oldest awaited first: partsOf fills its buffers in
+ * turn, so the buffer of the oldest part is the next one it fills. The first failure is thrown.
+ */
+function partWindow () {
+  const inFlight: Array<Promise<void>> = []
+  let failure: unknown
+  return {
+    async add (upload: Promise<void>) {
+      inFlight.push(upload.catch((error) => { failure ??= error }))
+      if (inFlight.length >= PARALLEL_PARTS) await inFlight.shift()
+      if (failure) throw failure
+    },
+    async drain () {
+      await Promise.all(inFlight)
+      if (failure) throw failure
+    }
+  }
+}
+
+/**
  * The body, failed when the store is silent for `idleMs` while it is read (a reader that pauses it,
  * a slow client, does not count), and cut at `length` bytes: a store may serve more of a range than
  * was asked. A plain Transform and one timer: a per-chunk deadline cost a third of the throughput.
@@ -211,47 +231,46 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     })
   }
 
+  /** The three steps of a multipart upload, for a write in one request and for a staged one. */
+  const multipart = {
+    create: async (key: string, contentType: string) =>
+      (await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }), deadline())).UploadId as string,
+    uploadPart: async (key: string, uploadId: string, number: number, part: Buffer) => (await client.send(new UploadPartCommand({
+      Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: number, Body: part, ContentLength: part.length
+    }), deadline())).ETag as string,
+    complete: async (key: string, uploadId: string, parts: CompletedPart[], preconditions: Preconditions | undefined) => {
+      await client.send(new CompleteMultipartUploadCommand({
+        Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...storeConditions(preconditions)
+      }), deadline())
+    }
+  }
+
   async function putInParts (key: string, parts: AsyncIterable<Buffer>, contentType: string, preconditions: Preconditions | undefined,
     publish: (complete: () => Promise<void>) => Promise<ObjectMeta>) {
-    const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }), deadline())
+    const uploadId = await multipart.create(key, contentType)
     try {
       const completed: CompletedPart[] = []
-      // Oldest first: the part buffers are used in turn (partsOf), so the oldest must be done first.
-      const inFlight: Array<Promise<void>> = []
-      let failure: unknown
-      let PartNumber = 0
+      const window = partWindow()
+      let number = 0
       for await (const part of parts) {
-        const number = ++PartNumber
-        inFlight.push(client.send(new UploadPartCommand({
-          Bucket: bucket, Key: key, UploadId, PartNumber: number, Body: part, ContentLength: part.length
-        }), deadline()).then(({ ETag }) => { completed[number - 1] = { ETag, PartNumber: number } }, (error) => { failure ??= error }))
-        if (inFlight.length >= PARALLEL_PARTS) await inFlight.shift()
-        if (failure) throw failure
+        const PartNumber = ++number
+        await window.add(multipart.uploadPart(key, uploadId, PartNumber, part).then((ETag) => { completed[PartNumber - 1] = { ETag, PartNumber } }))
       }
-      await Promise.all(inFlight)
-      if (failure) throw failure
-      return await publish(async () => {
-        await client.send(new CompleteMultipartUploadCommand({
-          Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: completed }, ...storeConditions(preconditions)
-        }), deadline())
-      })
+      await window.drain()
+      return await publish(() => multipart.complete(key, uploadId, completed, preconditions))
     } catch (error) {
       // A real S3 keeps the parts of an unfinished upload (and bills them) until it is aborted.
-      await abortUpload(key, UploadId as string)
+      await abortUpload(key, uploadId)
       throw error
     }
   }
 
   const staged = createS3StagedWrites({
-    partBytes, begin: async (key, contentType) => (await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }), deadline())).UploadId as string,
-    uploadPart: async (key, uploadId, number, part) => (await client.send(new UploadPartCommand({
-      Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: number, Body: part, ContentLength: part.length
-    }), deadline())).ETag as string,
-    complete: (key, uploadId, parts, { preconditions, exclusive = directly }) => publishChecked(key, preconditions, exclusive, async () => {
-      await client.send(new CompleteMultipartUploadCommand({
-        Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...storeConditions(preconditions)
-      }), deadline())
-    }),
+    partBytes,
+    begin: multipart.create,
+    uploadPart: multipart.uploadPart,
+    complete: (key, uploadId, parts, { preconditions, exclusive = directly }) =>
+      publishChecked(key, preconditions, exclusive, () => multipart.complete(key, uploadId, parts, preconditions)),
     putEmpty: (key, contentType, { preconditions, exclusive = directly }) => publishChecked(key, preconditions, exclusive, () => putWhole(key, Buffer.alloc(0), contentType, preconditions)),
     abort: abortUpload,
     readTail: async (tailKey, bytes) => {
@@ -403,7 +422,7 @@ interface S3StagedOperations {
 function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
   const tailKey = (id: string, start: number) => `${STAGING_PREFIX}${id}/${start}`
   const stateOf = (state: Record<string, unknown>) => state as unknown as S3StagedState
-  const inParts = (state: S3StagedState) => state.parts.reduce((bytes, part) => bytes + part.size, 0)
+  const inParts = (parts: S3StagedState['parts']) => parts.reduce((bytes, part) => bytes + part.size, 0)
 
   return {
     async begin (id, key, contentType) {
@@ -415,7 +434,7 @@ function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
     async append (id, key, recorded, body, { offset, length }) {
       checkStagedId(id)
       const state = stateOf(recorded)
-      const start = inParts(state)
+      const start = inParts(state.parts)
       if (start + state.tail !== offset) throw new Error(`staged upload ${id}: its parts do not end at offset ${offset}`)
       if (state.staleTail !== undefined) await store.deleteTail(tailKey(id, state.staleTail))
       // A part cut short by a piece's end must leave room for the rest within S3's 10,000 parts.
@@ -426,35 +445,28 @@ function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
         yield * limitBytes(untilCut(body, {}), length - offset)
       }
       const parts = [...state.parts]
-      const inFlight: Array<Promise<void>> = []
-      let failure: unknown
+      const window = partWindow()
       const upload = (part: Buffer) => {
         const entry = { number: parts.length + 1, etag: '', size: part.length }
         parts.push(entry)
-        inFlight.push(store.uploadPart(key, state.uploadId, entry.number, part).then((etag) => { entry.etag = etag }, (error) => { failure ??= error }))
+        return window.add(store.uploadPart(key, state.uploadId, entry.number, part).then((etag) => { entry.etag = etag }))
       }
       // One part held back: only the last may be short, and whether it is last is known at the end.
       let held: Buffer | undefined
       for await (const part of partsOf(source(), store.partBytes)) {
-        if (held) {
-          upload(held)
-          // Oldest first: partsOf fills its buffers in turn.
-          if (inFlight.length >= PARALLEL_PARTS) await inFlight.shift()
-          if (failure) throw failure
-        }
+        if (held) await upload(held)
         held = part
       }
       const rest = held as Buffer
-      const reached = parts.reduce((bytes, part) => bytes + part.size, 0) + rest.length
+      const reached = inParts(parts) + rest.length
       let nextTail = 0
       if (rest.length > 0 && (reached === length || rest.length >= minPart)) {
-        upload(rest)
+        await upload(rest)
       } else if (rest.length > 0) {
         await store.putTail(tailKey(id, reached - rest.length), rest)
         nextTail = rest.length
       }
-      await Promise.all(inFlight)
-      if (failure) throw failure
+      await window.drain()
       const next: S3StagedState = { uploadId: state.uploadId, parts, tail: nextTail }
       const nextStart = reached - nextTail
       if (state.tail > 0 && (nextTail === 0 || nextStart !== start)) next.staleTail = start
@@ -476,7 +488,7 @@ function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
     async discard (id, key, recorded) {
       const state = stateOf(recorded)
       await store.abort(key, state.uploadId)
-      const start = inParts(state)
+      const start = inParts(state.parts)
       for (const at of [state.tail > 0 ? start : undefined, state.staleTail]) {
         if (at !== undefined) await store.deleteTail(tailKey(id, at))
       }
