@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, SqliteDialect, type CompiledQuery, type LogEvent, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type CompiledQuery, type LogEvent, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
@@ -55,6 +55,9 @@ export function openDatabase (url: string, options: DialectOptions = {}): Kysely
 
 const sqliteBehind = new WeakMap<Kysely<Database>, { database: SqliteDatabase.Database, onQuery?: QueryObserver }>()
 const poolBehind = new WeakMap<Kysely<Database>, PostgresPool & { stats (): { total: number, idle: number, waiting: number } }>()
+
+/** Whether `db` is PostgreSQL (a host's Kysely instance included): instances can share it safely. */
+export const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter
 
 /** Connections of an `openDatabase` PostgreSQL pool: open, idle, and requests waiting for one. */
 export function poolStats (db: Kysely<Database>) {

@@ -1,4 +1,5 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import { isPostgres } from './dialect.js'
 import type { Exclusive } from '../storage/object-store.js'
 
 // Writers of one key in this process queue here (process-wide, so that two apps in one process
@@ -21,7 +22,7 @@ function inProcess<T> (key: string, work: () => Promise<T>): Promise<T> {
  * SQLite, in this process only: instances that share one SQLite file do not exclude each other.
  */
 export function createKeyLocks (db: Kysely<any>): Exclusive {
-  const acrossInstances = db.getExecutor().adapter instanceof PostgresAdapter
+  const acrossInstances = isPostgres(db)
   return (key, publish) => inProcess(key, () => acrossInstances
     ? db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx)

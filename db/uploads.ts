@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Kysely } from 'kysely'
+import type { ExpressionBuilder, Kysely } from 'kysely'
 import type { Preconditions, StagedState } from '../storage/object-store.js'
 import type { Database } from './types.js'
 
@@ -20,6 +20,10 @@ export interface UploadRecord {
   createdAt: Date
   expiresAt: Date
 }
+
+/** Rows no request holds: never leased, or their lease lapsed. */
+const unheld = (at: string) => (where: ExpressionBuilder<Database, 'uploads'>) =>
+  where.or([where('lock_owner', 'is', null), where('lock_expires_at', '<', at)])
 
 type Row = Database['uploads'] extends infer T ? { [K in keyof T]: unknown } : never
 
@@ -82,7 +86,7 @@ export function createUploadRepository (db: Kysely<Database>) {
       const at = now.toISOString()
       const rows = await db.selectFrom('uploads').selectAll()
         .where('expires_at', '<', at)
-        .where((where) => where.or([where('lock_owner', 'is', null), where('lock_expires_at', '<', at)]))
+        .where(unheld(at))
         .orderBy('expires_at').limit(limit).execute()
       return rows.map(recordOf)
     }
@@ -113,11 +117,10 @@ export function createUploadLeases (db: Kysely<Database>, { leaseMs = 30_000, po
     let renewal: NodeJS.Timeout | undefined
 
     async function tryTake (): Promise<boolean> {
-      const now = new Date().toISOString()
       const taken = await db.updateTable('uploads')
         .set({ lock_owner: owner, lock_expires_at: later(leaseMs), lock_wanted: 0 })
         .where('id', '=', id)
-        .where((where) => where.or([where('lock_owner', 'is', null), where('lock_expires_at', '<', now)]))
+        .where(unheld(new Date().toISOString()))
         .executeTakeFirst()
       if (Number(taken.numUpdatedRows) === 1) return true
       const exists = await db.selectFrom('uploads').select('id').where('id', '=', id).executeTakeFirst()

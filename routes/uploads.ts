@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { MemoryLocker, Server } from '@tus/server'
-import { PostgresAdapter } from 'kysely'
-import { ERRORS, type Lock } from '@tus/utils'
+import { ERRORS, type Lock, type Locker } from '@tus/utils'
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import { isPostgres } from '../db/dialect.js'
 import { createUploadLeases, createUploadRepository, type UploadLease } from '../db/uploads.js'
 import { BadRequestError, BusyError, isStowageError } from '../errors.js'
 import type { ByteBudget } from '../limits.js'
@@ -38,18 +38,23 @@ function destinationOf (metadata: Record<string, string | null> = {}): Omit<Dest
   return { path, contentType, preconditions }
 }
 
-/** tus' lock of an upload, as a lease in the database: held across instances. */
-function leasedLock (lease: UploadLease): Lock {
+/** tus' locks of uploads, as leases in the database: held across instances. */
+function leasedLocker (leases: (id: string) => UploadLease): Locker {
   return {
-    async lock (signal, requestRelease) {
-      try {
-        await lease.take(AbortSignal.any([signal, AbortSignal.timeout(LOCK_WAIT_MS)]), () => { void requestRelease() })
-      } catch (error) {
-        if (signal.aborted) throw error
-        throw ERRORS.ERR_LOCK_TIMEOUT
+    newLock (id): Lock {
+      const lease = leases(id)
+      return {
+        async lock (signal, requestRelease) {
+          try {
+            await lease.take(AbortSignal.any([signal, AbortSignal.timeout(LOCK_WAIT_MS)]), () => { void requestRelease() })
+          } catch (error) {
+            if (signal.aborted) throw error
+            throw ERRORS.ERR_LOCK_TIMEOUT
+          }
+        },
+        unlock: () => lease.release()
       }
-    },
-    unlock: () => lease.release()
+    }
   }
 }
 
@@ -66,7 +71,6 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
   }
   const uploads = createUploadRepository(stowageDb)
   const store = new StagedUploadStore(uploads, files.staged, expiryMs)
-  const leases = createUploadLeases(stowageDb)
   // The caller of each request, for @tus/server's hooks, which see only the request.
   const callers = new WeakMap<IncomingMessage, string>()
   const callerOf = (request: Request) => {
@@ -85,7 +89,7 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
     allowedOrigins: [],
     // Across instances on PostgreSQL; in this process on SQLite, whose instances share no uploads
     // (as they share no key locks).
-    locker: stowageDb.getExecutor().adapter instanceof PostgresAdapter ? { newLock: (id) => leasedLock(leases(id)) } : new MemoryLocker({ acquireLockTimeout: LOCK_WAIT_MS }),
+    locker: isPostgres(stowageDb) ? leasedLocker(createUploadLeases(stowageDb)) : new MemoryLocker({ acquireLockTimeout: LOCK_WAIT_MS }),
     getFileIdFromRequest: (_request, lastPath) => lastPath !== undefined && UPLOAD_ID.test(lastPath) ? lastPath : undefined,
     async namingFunction (request, metadata) {
       const userId = callerOf(request)
