@@ -81,15 +81,6 @@ async function tusUpload (target: StreamingTarget, path: string, body: Buffer, c
   })
 }
 
-/** A raw PUT of `body`, in one request. */
-function putBuffer (target: StreamingTarget, path: string, body: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port: target.port, method: 'PUT', path, headers: { ...target.headers, 'content-length': String(body.length) } }, (res) => {
-      res.resume().on('end', () => resolve(res.statusCode ?? 0))
-    }).on('error', reject).end(body)
-  })
-}
-
 /**
  * Seconds of a raw PUT and of a tus upload in 8 MiB pieces of the same `mib` MiB, best of two
  * rounds taken in turns, and the server's peak RSS growth during a tus upload. Both clients send
@@ -101,7 +92,7 @@ export async function tusAgainstRaw (target: StreamingTarget, mib: number) {
   const best = { raw: Infinity, tus: Infinity, tusGrowth: 0 }
   for (let round = 0; round < 2; round++) {
     let started = performance.now()
-    const status = await putBuffer(target, `/api/raw/bench/raw-${round}.bin`, body)
+    const { status } = await putStream({ port: target.port, path: `/api/raw/bench/raw-${round}.bin`, headers: target.headers }, [body], body.length)
     if (status !== 200) throw new Error(`raw PUT of ${mib} MiB: ${status}`)
     best.raw = Math.min(best.raw, (performance.now() - started) / 1000)
     started = performance.now()

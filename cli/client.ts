@@ -10,7 +10,7 @@ import { checkFilePath, checkPrefix } from '../storage/paths.js'
 import { readSettings, settingsPath, writeSettings, type ClientSettings } from './config-file.js'
 import { syncFolder } from './sync.js'
 import { uploadResumable } from './resumable.js'
-import { UsageError, type CliIo } from './io.js'
+import { causeOf, UsageError, type CliIo } from './io.js'
 import { createProgress } from './progress.js'
 import { DEFAULT_REGION } from '../defaults.js'
 
@@ -52,12 +52,6 @@ const remotePrefix = (prefix: string) => checkedLocally(() => checkPrefix(prefix
 
 /** The AWS SDK is loaded only in aws-sso mode: it costs about 0.4 s to load. */
 const defaultAwsCredentials: AwsCredentialSource = async () => (await import('@aws-sdk/credential-providers')).fromNodeProviderChain()()
-
-/** What went wrong under fetch's own "fetch failed": ECONNREFUSED, a name that does not resolve… */
-function causeOf (error: unknown): string {
-  const cause = (error as { cause?: { code?: string, message?: string } }).cause
-  return cause?.code ?? cause?.message ?? (error as Error).message
-}
 
 async function authHeaders (settings: ClientSettings, awsCredentials: AwsCredentialSource): Promise<Record<string, string>> {
   if (settings.mode === 'api-key') return { authorization: `Bearer ${settings.apiKey}` }

@@ -5,5 +5,11 @@ export interface CliIo {
   env: Record<string, string | undefined>
 }
 
+/** What went wrong under fetch's own "fetch failed": ECONNREFUSED, a name that does not resolve… */
+export function causeOf (error: unknown): string {
+  const cause = (error as { cause?: { code?: string, message?: string } }).cause
+  return cause?.code ?? cause?.message ?? (error as Error).message
+}
+
 /** A mistake in the command line: printed with no stack, exit code 2. */
 export class UsageError extends Error {}

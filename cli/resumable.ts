@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { mkdir, open, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
+import { causeOf } from './io.js'
 
 // Pieces of the size the deploy guide's proxy takes (16 MiB cap) with room to spare.
 const PIECE_BYTES = 8 * 1024 * 1024
@@ -44,8 +45,7 @@ export async function uploadResumable (target: ResumableTarget, path: string, lo
     try {
       return await fetch(url, { ...init, headers: { ...await target.headers(), 'tus-resumable': '1.0.0', ...init.headers } })
     } catch (error) {
-      const cause = (error as { cause?: { code?: string, message?: string } }).cause
-      throw target.failure(`the upload stopped (${cause?.code ?? cause?.message ?? (error as Error).message}); run the same command again to continue`)
+      throw target.failure(`the upload stopped (${causeOf(error)}); run the same command again to continue`)
     }
   }
 
