@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTestDatabase } from './helpers/db.js'
 import { createKeyIn } from './helpers/keys.js'
-import { startS3Server, TEST_S3_CREDENTIALS, type S3Server } from './helpers/s3.js'
+import { serviceEnv, startS3Server, type S3Server } from './helpers/s3.js'
 import { startServerProcess, type ServerProcess } from './helpers/server.js'
 import { generatedFile, getStream, putStream, sampleRss, sha256Of } from './helpers/streams.js'
 import { timed, waitFor } from './helpers/wait.js'
@@ -26,11 +26,7 @@ async function serve (t: Test, driver: 'fs' | 's3', env: Record<string, string> 
     DATABASE_URL: database.url,
     STORAGE_DRIVER: driver,
     STORAGE_DIR: storageDir,
-    S3_ENDPOINT: store.endpoint,
-    S3_BUCKET: store.bucket,
-    S3_FORCE_PATH_STYLE: 'true',
-    AWS_ACCESS_KEY_ID: TEST_S3_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: TEST_S3_CREDENTIALS.secretAccessKey,
+    ...serviceEnv(store),
     UPLOAD_MEMORY_BYTES: String(UPLOAD_MEMORY_BYTES),
     ...env
   })

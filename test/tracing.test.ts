@@ -12,7 +12,7 @@ import { startIdp, TEST_AUDIENCE } from './helpers/idp.js'
 import { createKeyIn } from './helpers/keys.js'
 import { closedPortUrl } from './helpers/net.js'
 import { startOtlpCollector, type ReceivedSpan } from './helpers/otlp-collector.js'
-import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
+import { serviceEnv, startS3Server } from './helpers/s3.js'
 import { startServerProcess } from './helpers/server.js'
 import { startSts } from './helpers/sts.js'
 import { ConfigError } from '../config.js'
@@ -36,11 +36,7 @@ async function serve (t: Test, env: Record<string, string> = {}) {
     DATABASE_URL: database.url,
     STORAGE_DRIVER: 's3',
     STORAGE_DIR: storageDir,
-    S3_ENDPOINT: s3.endpoint,
-    S3_BUCKET: s3.bucket,
-    S3_FORCE_PATH_STYLE: 'true',
-    AWS_ACCESS_KEY_ID: TEST_S3_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: TEST_S3_CREDENTIALS.secretAccessKey,
+    ...serviceEnv(s3),
     JWT_ISSUER: idp.issuer,
     JWT_AUDIENCE: TEST_AUDIENCE,
     STS_ENDPOINT: sts.endpoint,

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline'
 import * as tus from 'tus-js-client'
 import { createTestDatabase } from './helpers/db.js'
 import { createKeyIn } from './helpers/keys.js'
-import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
+import { serviceEnv, startS3Server } from './helpers/s3.js'
 import { startServerProcess, type ServerProcess } from './helpers/server.js'
 import { generatedFile, getStream, sampleRss, sha256Of } from './helpers/streams.js'
 
@@ -28,9 +28,7 @@ async function serveAll (t: Test, driver: 'fs' | 's3', instances: number) {
   const storageDir = await mkdtemp(join(tmpdir(), 'stowage-resume-store-'))
   const key = await createKeyIn(database.url)
   const env = {
-    DATABASE_URL: database.url, STORAGE_DRIVER: driver, STORAGE_DIR: storageDir,
-    S3_ENDPOINT: s3.endpoint, S3_BUCKET: s3.bucket, S3_FORCE_PATH_STYLE: 'true',
-    AWS_ACCESS_KEY_ID: TEST_S3_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: TEST_S3_CREDENTIALS.secretAccessKey
+    DATABASE_URL: database.url, STORAGE_DRIVER: driver, STORAGE_DIR: storageDir, ...serviceEnv(s3)
   }
   const servers: ServerProcess[] = []
   for (let i = 0; i < instances; i++) servers.push(await startServerProcess(env))

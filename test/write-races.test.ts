@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTestDatabase } from './helpers/db.js'
 import { createKeyIn } from './helpers/keys.js'
-import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
+import { serviceEnv, startS3Server } from './helpers/s3.js'
 import { startServerProcess, type ServerProcess } from './helpers/server.js'
 
 // Two server processes on one database and one store, as two instances behind a load balancer.
@@ -23,11 +23,7 @@ async function twoInstances (t: Test, driver: 'fs' | 's3') {
     DATABASE_URL: database.url,
     STORAGE_DRIVER: driver,
     STORAGE_DIR: storageDir,
-    S3_ENDPOINT: s3!.endpoint,
-    S3_BUCKET: s3!.bucket,
-    S3_FORCE_PATH_STYLE: 'true',
-    AWS_ACCESS_KEY_ID: TEST_S3_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: TEST_S3_CREDENTIALS.secretAccessKey,
+    ...serviceEnv(s3!),
     LOG_LEVEL: 'warn'
   }
   const servers = await Promise.all([startServerProcess(env), startServerProcess(env)])

@@ -40,6 +40,17 @@ async function spawnS3rver (directory: string, port: number): Promise<{ child: C
   return { child, port: (JSON.parse(firstLine) as { port: number }).port }
 }
 
+/** The variables that point a Stowage service (STORAGE_DRIVER=s3) at this test server. */
+export function serviceEnv (s3: S3Server) {
+  return {
+    S3_ENDPOINT: s3.endpoint,
+    S3_BUCKET: s3.bucket,
+    S3_FORCE_PATH_STYLE: 'true',
+    AWS_ACCESS_KEY_ID: TEST_S3_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: TEST_S3_CREDENTIALS.secretAccessKey
+  }
+}
+
 /** Starts s3rver (a real S3 protocol server) in a child process over a temporary folder. */
 export async function startS3Server (): Promise<S3Server> {
   const directory = await mkdtemp(join(tmpdir(), 'stowage-s3-'))
