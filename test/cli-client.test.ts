@@ -392,17 +392,15 @@ t.test('sync: a tree of Unicode names up and down; what changed on both sides is
 
 t.test('a large put goes in pieces (tus) and, cut off part way, goes on from where the server got to when run again', async (t) => {
   const { url, home, cli, apiKey } = await setup(t, {}, { STOWAGE_RESUMABLE_BYTES: String(1024 * 1024) })
-  // A proxy that drops the connection once, 3 MiB into what the client sends, and counts the rest.
+  // A proxy that, once armed, drops a connection 3 MiB into what the client sends, and counts the rest.
   const upstream = new URL(url)
-  const cut = { after: 3 * 1024 * 1024, done: false, sentAfterCut: 0 }
+  const cut = { after: 3 * 1024 * 1024, armed: true, seen: 0, sentAfterCut: 0 }
   const proxy = createTcpServer((client) => {
     const server = connect(Number(upstream.port), upstream.hostname)
-    let seen = 0
     client.on('data', (chunk: Buffer) => {
-      seen += chunk.length
-      if (cut.done) cut.sentAfterCut += chunk.length
-      if (!cut.done && seen > cut.after) {
-        cut.done = true
+      if (!cut.armed) cut.sentAfterCut += chunk.length
+      else if ((cut.seen += chunk.length) > cut.after) {
+        cut.armed = false
         client.destroy()
         server.destroy()
         return
@@ -430,6 +428,21 @@ t.test('a large put goes in pieces (tus) and, cut off part way, goes on from whe
   t.match(JSON.parse(second.stdout), { key: 'media/big.bin', size: body.length, etag: `"${createHash('md5').update(body).digest('hex')}"` })
   const got = await cli(['get', 'media/big.bin'])
   t.ok(got.bytes.equals(body), 'byte for byte')
+
+  // sync's large uploads take the same path: cut off, the next sync goes on from where it stopped.
+  const tree = join(home, 'tree')
+  await mkdir(tree)
+  const clip = randomBytes(12 * 1024 * 1024)
+  await writeFile(join(tree, 'clip.bin'), clip)
+  Object.assign(cut, { armed: true, seen: 0, sentAfterCut: 0 })
+  const cutSync = await cli(['sync', tree, 'media/tree'])
+  t.equal(cutSync.code, 1)
+  t.match(cutSync.stderr, /the upload stopped .*run the same command again to continue/)
+  const resumedSync = await cli(['sync', tree, 'media/tree', '--json'])
+  t.equal(resumedSync.code, 0, resumedSync.stderr)
+  t.match(JSON.parse(resumedSync.stdout), { uploaded: ['clip.bin'], conflicts: [] })
+  t.ok(cut.sentAfterCut < clip.length, `sync went on from where it stopped: ${(cut.sentAfterCut / 1048576).toFixed(1)} MiB sent after the cut, for a 12 MiB file`)
+  t.ok((await cli(['get', 'media/tree/clip.bin'])).bytes.equals(clip), 'byte for byte')
 
   const stale = await cli(['put', local, 'media/big.bin', '--if-match', '"0123456789abcdef0123456789abcdef"'])
   t.equal(stale.code, 1)
