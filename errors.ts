@@ -6,6 +6,7 @@ export const UnauthorizedError = createError('STOWAGE_ERR_UNAUTHORIZED', 'Unauth
 export const ForbiddenError = createError<[string]>('STOWAGE_ERR_FORBIDDEN', '%s', 403)
 export const NotFoundError = createError<[string]>('STOWAGE_ERR_NOT_FOUND', '%s', 404)
 export const PayloadTooLargeError = createError<[string]>('STOWAGE_ERR_TOO_LARGE', '%s', 413)
+export const UnsupportedMediaTypeError = createError<[string]>('STOWAGE_ERR_UNSUPPORTED_MEDIA_TYPE', '%s', 415)
 /** An If-Match or If-None-Match that does not hold: nothing was changed. */
 export const PreconditionFailedError = createError<[string]>('STOWAGE_ERR_PRECONDITION_FAILED', '%s', 412)
 export const BadGatewayError = createError<[string]>('STOWAGE_ERR_BAD_GATEWAY', '%s', 502)
@@ -20,6 +21,13 @@ export const BusyError = createError<[string]>('STOWAGE_ERR_BUSY', '%s', 503)
 export const RequestTimeoutError = createError<[string]>('STOWAGE_ERR_REQUEST_TIMEOUT', '%s', 408)
 
 export const RETRY_AFTER_SECONDS = 5
+
+const RETRIED_SOON = new Set(['STOWAGE_ERR_DEPENDENCY_UNAVAILABLE', 'STOWAGE_ERR_BUSY'])
+
+/** A 503 worth retrying in RETRY_AFTER_SECONDS; a service that is not configured is not one. */
+export function isRetriedSoon (error: unknown): boolean {
+  return RETRIED_SOON.has((error as { code?: string })?.code ?? '')
+}
 
 /** Errors raised by Stowage itself, as opposed to those of a library or a peer. */
 export function isStowageError (error: unknown): boolean {

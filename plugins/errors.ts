@@ -2,14 +2,11 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { RangeNotSatisfiableError, RETRY_AFTER_SECONDS, TooManyAttemptsError } from '../errors.js'
+import { isRetriedSoon, RangeNotSatisfiableError, RETRY_AFTER_SECONDS, TooManyAttemptsError } from '../errors.js'
 
 function sendUnauthorized (reply: FastifyReply) {
   return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'Unauthorized' })
 }
-
-// 503s worth retrying; a service that is not configured is not one of them.
-const RETRY_SOON = new Set(['STOWAGE_ERR_DEPENDENCY_UNAVAILABLE', 'STOWAGE_ERR_BUSY'])
 
 const CLEARER: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be a media type such as text/markdown'
@@ -25,7 +22,7 @@ export function errorHandler (error: FastifyError, request: FastifyRequest, repl
     return reply.code(500).send({ error: 'Internal Server Error' })
   }
   if (status >= 500) request.log.warn({ err: error }, 'upstream failed')
-  if (RETRY_SOON.has(error.code)) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
+  if (isRetriedSoon(error)) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
   if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSeconds))
   if (error instanceof RangeNotSatisfiableError) reply.header('content-range', `bytes */${error.size}`)
   // A refusal before the body was read whole (413, 412, 503): the rest is not worth reading.

@@ -2,10 +2,10 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { MemoryLocker, Server } from '@tus/server'
 import { ERRORS, type Lock, type Locker } from '@tus/utils'
 import { randomBytes } from 'node:crypto'
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isPostgres } from '../db/dialect.js'
 import { createUploadLeases, createUploadRepository, type UploadLease } from '../db/uploads.js'
-import { BadRequestError, BusyError, isStowageError } from '../errors.js'
+import { BadRequestError, BusyError, isRetriedSoon, isStowageError, RETRY_AFTER_SECONDS, UnsupportedMediaTypeError } from '../errors.js'
 import type { ByteBudget } from '../limits.js'
 import { stowageOf } from '../plugins/decorators.js'
 import { writePreconditions } from '../storage/conditional.js'
@@ -24,6 +24,11 @@ const UPLOAD_ID = /^[0-9a-f]{32}$/
 // A request that wants an upload another holds waits this long for it, then gets 500 (tus' lock timeout).
 const LOCK_WAIT_MS = 30_000
 const mediaType = new RegExp(MEDIA_TYPE)
+const PIECE_TYPE = 'application/offset+octet-stream'
+
+/** The Node request and answer under @tus/server's web Request (srvx). */
+const nodeOf = (request: Request) =>
+  (request as Request & { runtime?: { node?: { req?: IncomingMessage, res?: ServerResponse } } }).runtime?.node
 
 /**
  * Where an upload goes, from its Upload-Metadata: `path` (else `filename`, which tus-js-client and
@@ -74,7 +79,7 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
   // The caller of each request, for @tus/server's hooks, which see only the request.
   const callers = new WeakMap<IncomingMessage, string>()
   const callerOf = (request: Request) => {
-    const raw = (request as Request & { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req
+    const raw = nodeOf(request)?.req
     const userId = raw && callers.get(raw)
     if (!userId) throw new Error('a tus request reached @tus/server without its caller')
     return userId
@@ -117,6 +122,8 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
       }
       if (!isStowageError(error)) return undefined
       const { statusCode, message } = error as Error & { statusCode: number }
+      // @tus/server takes no headers from this hook; the Node answer's own are merged into its.
+      if (isRetriedSoon(error)) nodeOf(request)?.res?.setHeader('retry-after', String(RETRY_AFTER_SECONDS))
       return { status_code: statusCode, body: JSON.stringify({ error: message }) + '\n' }
     }
   })
@@ -141,7 +148,11 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
   app.addHook('onRequest', stowageAuthenticate)
 
   async function handle (request: FastifyRequest, reply: FastifyReply) {
-    const carriesBody = request.method === 'PATCH' || request.headers['content-type'] === 'application/offset+octet-stream'
+    // The tus text's 415, where @tus/server answers 400 (another type) or 403 (none) in plain text.
+    if (request.method === 'PATCH' && request.headers['content-type'] !== PIECE_TYPE) {
+      throw new UnsupportedMediaTypeError(`a piece is sent with Content-Type: ${PIECE_TYPE}`)
+    }
+    const carriesBody = request.method === 'PATCH' || request.headers['content-type'] === PIECE_TYPE
     if (carriesBody && !uploadMemory.take(files.writeBufferBytes)) throw new BusyError('too many uploads in progress, try again shortly')
     callers.set(request.raw, request.userId)
     reply.hijack()

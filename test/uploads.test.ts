@@ -18,8 +18,8 @@ const bucket = createS3Store({ bucket: s3.bucket, region: 'us-east-1', endpoint:
 t.teardown(async () => { await bucket.close?.(); await s3.close() })
 const MIB = 1024 * 1024
 
-async function serve (t: Test, driver: 'fs' | 's3', env: Record<string, string> = {}) {
-  const test = await buildTestApp({ driver, s3, env })
+async function serve (t: Test, driver: 'fs' | 's3', env: Record<string, string> = {}, store = s3) {
+  const test = await buildTestApp({ driver, s3: store, env })
   t.teardown(test.close)
   await test.app.listen({ port: 0, host: '127.0.0.1' })
   const address = test.app.server.address() as { port: number }
@@ -66,7 +66,7 @@ for (const driver of ['fs', 's3'] as const) {
 }
 
 /** A tus request by hand, for what a client library would not send. */
-function tusRequest (url: string, method: string, headers: Record<string, string> = {}, body?: string) {
+function tusRequest (url: string, method: string, headers: Record<string, string> = {}, body?: BodyInit) {
   return fetch(url, { method, headers: { 'tus-resumable': '1.0.0', ...headers }, body })
 }
 
@@ -174,13 +174,37 @@ for (const driver of ['fs', 's3'] as const) {
   })
 }
 
-t.test('a piece at the wrong offset is 409, one of another type 400, and OPTIONS names the extensions and the limit', async (t) => {
+t.test('s3: a store that does not answer makes a piece 503 with Retry-After, not a hang; once it is back, the upload goes on', async (t) => {
+  const own = await startS3Server()
+  t.teardown(() => own.close())
+  const { base, alice } = await serve(t, 's3', { S3_TIMEOUT_MS: '1000' }, own)
+  const body = randomBytes(6 * MIB)
+  const url = base + (await create(base, alice, body.length, { path: 'paused.bin' })).headers.get('location')
+  const piece = (offset: number) => tusRequest(url, 'PATCH', { ...bearer(alice), 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' }, body.subarray(offset))
+  own.pause()
+  const refused = await piece(0)
+  own.resume()
+  t.equal(refused.status, 503)
+  t.equal(refused.headers.get('retry-after'), '5')
+  t.match(await refused.json(), { error: /unavailable/ })
+  const offset = Number((await tusRequest(url, 'HEAD', bearer(alice))).headers.get('upload-offset'))
+  t.equal((await piece(offset)).status, 204)
+  const read = await fetch(`${base}/api/raw/paused.bin`, { headers: bearer(alice) })
+  t.ok(Buffer.from(await read.arrayBuffer()).equals(body), 'byte for byte')
+})
+
+t.test('a piece at the wrong offset is 409, one of another type or none 415, and OPTIONS names the extensions and the limit', async (t) => {
   const { base, alice } = await serve(t, 'fs')
   const url = base + (await create(base, alice, 10, { path: 'offsets.txt' })).headers.get('location')
-  const piece = (offset: number, contentType = 'application/offset+octet-stream') =>
-    tusRequest(url, 'PATCH', { ...bearer(alice), 'upload-offset': String(offset), 'content-type': contentType }, '12345')
+  // The body as bytes: fetch gives a string body a Content-Type of its own.
+  const piece = (offset: number, contentType: string | null = 'application/offset+octet-stream') =>
+    tusRequest(url, 'PATCH', { ...bearer(alice), 'upload-offset': String(offset), ...(contentType ? { 'content-type': contentType } : {}) }, new TextEncoder().encode('12345'))
   t.equal((await piece(3)).status, 409)
-  t.equal((await piece(0, 'text/plain')).status, 400, '@tus/server answers 400 where the tus text says 415')
+  for (const contentType of ['text/plain', null]) {
+    const refused = await piece(0, contentType)
+    t.equal(refused.status, 415, `Content-Type: ${contentType ?? '(none)'}`)
+    t.match(await refused.json(), { error: /application\/offset\+octet-stream/ })
+  }
   t.equal((await piece(0)).status, 204)
   t.equal((await piece(0)).status, 409, 'a piece sent again after it was stored')
   const options = await tusRequest(`${base}/api/uploads`, 'OPTIONS', bearer(alice))
