@@ -108,6 +108,7 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
     async onIncomingRequest (request, id) {
       if (request.method === 'POST') return
       if (!(await store.findOwned(id, callerOf(request)))) throw ERRORS.FILE_NOT_FOUND
+      if (request.method === 'PATCH') store.announce(id, Number(request.headers.get('content-length')))
     },
     async onUploadFinish (_request, upload) {
       const etag = (await uploads.find(upload.id))?.etag

@@ -84,6 +84,8 @@ export interface StagedPosition {
   offset: number
   /** The whole upload's size. */
   length: number
+  /** The bytes the piece says it carries (its Content-Length), if known: a hint, which may be wrong. */
+  announced?: number
 }
 
 /**

@@ -4,7 +4,8 @@ import {
   type CompletedPart
 } from '@aws-sdk/client-s3'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
-import { Transform, type Readable } from 'node:stream'
+import { once } from 'node:events'
+import { PassThrough, Transform, type Readable } from 'node:stream'
 import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
   checkPreconditions, checkStagedId, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
@@ -72,8 +73,9 @@ function parseContentRange (header: string | undefined) {
  * The body, re-cut into parts of exactly `partBytes` (the last holds the rest, and is empty only for
  * an empty body). Parts are copied into PART_BUFFERS buffers used in turn, so memory stays flat
  * however large the body: the caller is done with a part before the one after next is taken.
+ * `onCopied` sees each run of bytes as it lands in its part, and whether the part begins with it.
  */
-async function * partsOf (body: Bytes, partBytes: number): AsyncGenerator<Buffer> {
+async function * partsOf (body: Bytes, partBytes: number, onCopied?: (bytes: Buffer, partBegins: boolean) => Promise<void>): AsyncGenerator<Buffer> {
   const buffers: Buffer[] = []
   let turn = 0
   let part: Buffer | undefined
@@ -91,6 +93,7 @@ async function * partsOf (body: Bytes, partBytes: number): AsyncGenerator<Buffer
       const copied = chunk.copy(part, filled, at)
       filled += copied
       at += copied
+      await onCopied?.(part.subarray(filled - copied, filled), filled === copied)
     }
   }
   yield part ? part.subarray(0, filled) : Buffer.alloc(0)
@@ -158,7 +161,11 @@ function guardedBody (source: Readable, idleMs: number, length: number): Readabl
   return body
 }
 
-export function createS3Client ({ region, endpoint, forcePathStyle, credentials, connectTimeoutMs = 3000, timeoutMs = 15_000 }: Omit<S3StoreOptions, 'bucket'>) {
+/**
+ * `sendsAsItArrives`: for bodies sent as they arrive from a client, which may be slow: one attempt
+ * (a body cannot be sent twice), bounded by the connection's silence rather than by its length.
+ */
+export function createS3Client ({ region, endpoint, forcePathStyle, credentials, connectTimeoutMs = 3000, timeoutMs = 15_000 }: Omit<S3StoreOptions, 'bucket'>, sendsAsItArrives = false) {
   return new S3Client({
     region,
     endpoint,
@@ -167,15 +174,19 @@ export function createS3Client ({ region, endpoint, forcePathStyle, credentials,
     // S3-compatible stores do not all speak the newer default checksums.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    // Without throwOnRequestTimeout the handler only logs a warning when requestTimeout passes.
-    // It runs until the answer's headers: a streamed body is guarded by withIdleDeadline.
-    requestHandler: new NodeHttpHandler({ connectionTimeout: connectTimeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true })
+    ...sendsAsItArrives
+      ? { maxAttempts: 1, requestHandler: new NodeHttpHandler({ connectionTimeout: connectTimeoutMs, socketTimeout: timeoutMs }) }
+      // Without throwOnRequestTimeout the handler only logs a warning when requestTimeout passes.
+      // It runs until the answer's headers: a streamed body is guarded by withIdleDeadline.
+      : { requestHandler: new NodeHttpHandler({ connectionTimeout: connectTimeoutMs, requestTimeout: timeoutMs, throwOnRequestTimeout: true }) }
   })
 }
 
 export function createS3Store (options: S3StoreOptions): ObjectStore {
   const { bucket, timeoutMs = 15_000, idleTimeoutMs = 5000, partBytes = DEFAULT_PART_BYTES, log } = options
   const client = createS3Client(options)
+  // A part sent as it arrives, whose one attempt may fail: the part is then sent again whole.
+  const streamingClient = createS3Client(options, true)
   // The SDK retries, and each attempt has its own requestTimeout: one deadline bounds them all.
   const deadline = () => ({ abortSignal: AbortSignal.timeout(timeoutMs) })
 
@@ -238,6 +249,29 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     uploadPart: async (key: string, uploadId: string, number: number, part: Buffer) => (await client.send(new UploadPartCommand({
       Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: number, Body: part, ContentLength: part.length
     }), deadline())).ETag as string,
+    streamPart (key: string, uploadId: string, number: number, size: number): StreamedPart {
+      const body = new PassThrough()
+      const cancel = new AbortController()
+      const sent = streamingClient.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: number, Body: body, ContentLength: size }),
+        { abortSignal: cancel.signal }).then((answer) => answer.ETag as string)
+      let failed = false
+      const settled = sent.then(() => {}, () => { failed = true })
+      return {
+        size,
+        async write (bytes) {
+          if (failed) return
+          if (!body.write(bytes)) await Promise.race([once(body, 'drain').catch(() => {}), settled])
+        },
+        end () {
+          body.end()
+          return sent
+        },
+        abort () {
+          cancel.abort()
+          body.destroy()
+        }
+      }
+    },
     complete: async (key: string, uploadId: string, parts: CompletedPart[], preconditions: Preconditions | undefined) => {
       await client.send(new CompleteMultipartUploadCommand({
         Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...storeConditions(preconditions)
@@ -269,6 +303,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     partBytes,
     begin: multipart.create,
     uploadPart: multipart.uploadPart,
+    streamPart: multipart.streamPart,
     complete: (key, uploadId, parts, { preconditions, exclusive = directly }) =>
       publishChecked(key, preconditions, exclusive, () => multipart.complete(key, uploadId, parts, preconditions)),
     putEmpty: (key, contentType, { preconditions, exclusive = directly }) => publishChecked(key, preconditions, exclusive, () => putWhole(key, Buffer.alloc(0), contentType, preconditions)),
@@ -386,6 +421,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
 
     async close () {
       client.destroy()
+      streamingClient.destroy()
     }
   }
 }
@@ -399,10 +435,21 @@ interface S3StagedState {
   staleTail?: number
 }
 
+/** A part sent to the store as its `size` bytes arrive: `end` once they all came, else `abort`. */
+interface StreamedPart {
+  size: number
+  /** Resolves when the store can take more; does nothing once the part has failed. */
+  write (bytes: Buffer): Promise<void>
+  /** The part's ETag. */
+  end (): Promise<string>
+  abort (): void
+}
+
 interface S3StagedOperations {
   partBytes: number
   begin (key: string, contentType: string): Promise<string>
   uploadPart (key: string, uploadId: string, number: number, part: Buffer): Promise<string>
+  streamPart (key: string, uploadId: string, number: number, size: number): StreamedPart
   complete (key: string, uploadId: string, parts: CompletedPart[], options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
   putEmpty (key: string, contentType: string, options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
   abort (key: string, uploadId: string): Promise<void>
@@ -431,7 +478,7 @@ function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
       return { ...state }
     },
 
-    async append (id, key, recorded, body, { offset, length }) {
+    async append (id, key, recorded, body, { offset, length, announced }) {
       checkStagedId(id)
       const state = stateOf(recorded)
       const start = inParts(state.parts)
@@ -446,27 +493,55 @@ function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
       }
       const parts = [...state.parts]
       const window = partWindow()
+      let partStart = start
+      // A part the piece announces enough bytes to fill goes to the store as it arrives, rather than
+      // once it is all here: the client's next piece waits for this one's answer.
+      let streamed: StreamedPart | undefined
+      let streamingFailed = false
+      const onCopied = async (bytes: Buffer, partBegins: boolean) => {
+        if (partBegins) {
+          const size = Math.min(store.partBytes, length - partStart)
+          streamed = !streamingFailed && announced !== undefined && partStart + size <= offset + announced
+            ? store.streamPart(key, state.uploadId, parts.length + 1, size)
+            : undefined
+        }
+        await streamed?.write(bytes)
+      }
       const upload = (part: Buffer) => {
         const entry = { number: parts.length + 1, etag: '', size: part.length }
         parts.push(entry)
-        return window.add(store.uploadPart(key, state.uploadId, entry.number, part).then((etag) => { entry.etag = etag }))
+        const whole = () => store.uploadPart(key, state.uploadId, entry.number, part)
+        const attempt = streamed
+        streamed = undefined
+        if (attempt && attempt.size !== part.length) attempt.abort()
+        // A part whose streaming failed is sent again from its buffer, which the window keeps whole,
+        // and the piece's next parts go whole.
+        const sent = attempt?.size === part.length
+          ? attempt.end().catch(async () => { streamingFailed = true; return await whole() })
+          : whole()
+        return window.add(sent.then((etag) => { entry.etag = etag }))
       }
-      // One part held back: only the last may be short, and whether it is last is known at the end.
-      let held: Buffer | undefined
-      for await (const part of partsOf(source(), store.partBytes)) {
-        if (held) await upload(held)
-        held = part
-      }
-      const rest = held as Buffer
-      const reached = inParts(parts) + rest.length
+      let reached = start
       let nextTail = 0
-      if (rest.length > 0 && (reached === length || rest.length >= minPart)) {
-        await upload(rest)
-      } else if (rest.length > 0) {
-        await store.putTail(tailKey(id, reached - rest.length), rest)
-        nextTail = rest.length
+      try {
+        for await (const part of partsOf(source(), store.partBytes, onCopied)) {
+          reached = partStart + part.length
+          // Only the upload's last part may be under S3's least; a short one before it waits in a tail object.
+          if (part.length >= minPart || (part.length > 0 && reached === length)) {
+            await upload(part)
+          } else if (part.length > 0) {
+            streamed?.abort()
+            streamed = undefined
+            await store.putTail(tailKey(id, partStart), part)
+            nextTail = part.length
+          }
+          partStart = reached
+        }
+        await window.drain()
+      } finally {
+        // A store that failed mid-piece leaves no part waiting for bytes that will not come.
+        streamed?.abort()
       }
-      await window.drain()
       const next: S3StagedState = { uploadId: state.uploadId, parts, tail: nextTail }
       const nextStart = reached - nextTail
       if (state.tail > 0 && (nextTail === 0 || nextStart !== start)) next.staleTail = start

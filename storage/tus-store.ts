@@ -22,6 +22,7 @@ type StagedFiles = NonNullable<FileService['staged']>
  */
 export class StagedUploadStore extends DataStore {
   private readonly destinations = new Map<string, Destination>()
+  private readonly announced = new Map<string, number>()
 
   constructor (
     private readonly uploads: UploadRepository,
@@ -37,6 +38,11 @@ export class StagedUploadStore extends DataStore {
     this.destinations.set(id, destination)
     // A creation refused after naming (a lock timeout) never reaches `create`.
     setTimeout(() => this.destinations.delete(id), 60_000).unref()
+  }
+
+  /** The length a piece's request announces, for the store's next write of the upload: a hint only. */
+  announce (id: string, bytes: number) {
+    if (Number.isSafeInteger(bytes) && bytes > 0) this.announced.set(id, bytes)
   }
 
   /** The upload, if it is this user's. */
@@ -69,11 +75,13 @@ export class StagedUploadStore extends DataStore {
   }
 
   async write (body: Readable | Buffer[], id: string, offset: number): Promise<number> {
+    const announced = this.announced.get(id)
+    this.announced.delete(id)
     const record = await this.uploads.find(id)
     if (!record) throw ERRORS.FILE_NOT_FOUND
     if (record.etag !== null) return record.received
     const { userId, path, size, contentType, preconditions } = record
-    const appended = await this.files.append(id, userId, path, record.state, body, { offset, length: size })
+    const appended = await this.files.append(id, userId, path, record.state, body, { offset, length: size, announced })
     if (appended.offset < size) {
       await this.uploads.progress(id, appended.offset, appended.state)
       return appended.offset
@@ -94,6 +102,7 @@ export class StagedUploadStore extends DataStore {
   }
 
   async remove (id: string): Promise<void> {
+    this.announced.delete(id)
     const record = await this.uploads.find(id)
     if (!record) throw ERRORS.FILE_NOT_FOUND
     if (record.etag === null) await this.files.discard(id, record.userId, record.path, record.state)
@@ -109,6 +118,7 @@ export class StagedUploadStore extends DataStore {
     let removed = 0
     for (let batch; (batch = await this.uploads.expired(new Date(), 100)).length > 0;) {
       for (const record of batch) {
+        this.announced.delete(record.id)
         if (record.etag === null) await this.files.discard(record.id, record.userId, record.path, record.state)
         await this.uploads.remove(record.id)
         removed++

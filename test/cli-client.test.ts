@@ -5,14 +5,14 @@ import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, utimes, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { createServer, request } from 'node:http'
-import { connect, createServer as createTcpServer, type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCli } from '../cli/index.js'
 import type { AwsCredentialSource } from '../cli/client.js'
 import { createOrganizationRepository } from '../db/organizations.js'
 import { buildTestApp } from './helpers/app.js'
-import { closedPortUrl } from './helpers/net.js'
+import { closedPortUrl, startCuttingProxy } from './helpers/net.js'
 import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
 
 const sts = await startSts()
@@ -393,27 +393,9 @@ t.test('sync: a tree of Unicode names up and down; what changed on both sides is
 t.test('a large put goes in pieces (tus) and, cut off part way, goes on from where the server got to when run again', async (t) => {
   const { url, home, cli, apiKey } = await setup(t, {}, { STOWAGE_RESUMABLE_BYTES: String(1024 * 1024) })
   // A proxy that, once armed, drops a connection 3 MiB into what the client sends, and counts the rest.
-  const upstream = new URL(url)
-  const cut = { after: 3 * 1024 * 1024, armed: true, seen: 0, sentAfterCut: 0 }
-  const proxy = createTcpServer((client) => {
-    const server = connect(Number(upstream.port), upstream.hostname)
-    client.on('data', (chunk: Buffer) => {
-      if (!cut.armed) cut.sentAfterCut += chunk.length
-      else if ((cut.seen += chunk.length) > cut.after) {
-        cut.armed = false
-        client.destroy()
-        server.destroy()
-        return
-      }
-      server.write(chunk)
-    })
-    server.pipe(client)
-    client.on('error', () => server.destroy())
-    server.on('error', () => client.destroy())
-  })
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => { proxy.close() })
-  const viaProxy = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+  const proxy = await startCuttingProxy(new URL(url), 3 * 1024 * 1024)
+  t.teardown(proxy.close)
+  const { cut, url: viaProxy } = proxy
   t.equal((await cli(['login', '--url', viaProxy, '--api-key', apiKey])).code, 0)
   const local = join(home, 'big.bin')
   const body = randomBytes(20 * 1024 * 1024)
@@ -434,7 +416,7 @@ t.test('a large put goes in pieces (tus) and, cut off part way, goes on from whe
   await mkdir(tree)
   const clip = randomBytes(12 * 1024 * 1024)
   await writeFile(join(tree, 'clip.bin'), clip)
-  Object.assign(cut, { armed: true, seen: 0, sentAfterCut: 0 })
+  proxy.arm()
   const cutSync = await cli(['sync', tree, 'media/tree'])
   t.equal(cutSync.code, 1)
   t.match(cutSync.stderr, /the upload stopped .*run the same command again to continue/)

@@ -12,6 +12,7 @@ import type { ObjectRead, ObjectStore } from '../storage/object-store.js'
 import { createS3Store } from '../storage/s3-store.js'
 import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
 import { getBytes, putBytes } from './helpers/store.js'
+import { startCuttingProxy } from './helpers/net.js'
 
 const s3 = await startS3Server()
 const fsDir = await mkdtemp(join(tmpdir(), 'stowage-contract-'))
@@ -192,14 +193,17 @@ for (const [name, create] of Object.entries(drivers)) {
     const newId = () => randomBytes(16).toString('hex')
     const octets = 'application/octet-stream'
 
-    /** Appends `pieces` one by one, as requests would, the state kept between them as the database keeps it. */
+    /**
+     * Appends `pieces` one by one, as requests would, each announcing its length as tus does, the state
+     * kept between them as the database keeps it.
+     */
     async function stagedUpload (key: string, pieces: Buffer[], contentType = octets) {
       const id = newId()
       const length = pieces.reduce((bytes, piece) => bytes + piece.length, 0)
       let state = JSON.parse(JSON.stringify(await store.staged!.begin(id, key, contentType)))
       let offset = 0
       for (const piece of pieces) {
-        const appended = await store.staged!.append(id, key, state, [piece], { offset, length })
+        const appended = await store.staged!.append(id, key, state, [piece], { offset, length, announced: piece.length })
         state = JSON.parse(JSON.stringify(appended.state))
         offset = appended.offset
       }
@@ -229,12 +233,13 @@ for (const [name, create] of Object.entries(drivers)) {
       const id = newId()
       const length = body.length
       let state = await store.staged!.begin(id, key, octets)
-      const cut = await store.staged!.append(id, key, state, failingAfter([body.subarray(0, 2 * MIB), body.subarray(2 * MIB, 3 * MIB)]), { offset: 0, length })
+      // It announced the whole body: on S3 its part went to the store as it arrived, and is dropped.
+      const cut = await store.staged!.append(id, key, state, failingAfter([body.subarray(0, 2 * MIB), body.subarray(2 * MIB, 3 * MIB)]), { offset: 0, length, announced: length })
       t.equal(cut.offset, 3 * MIB, 'the bytes before the cut are kept')
       state = cut.state
       // A piece sent, stored, then lost before its state was recorded: sent again from the recorded offset.
       await store.staged!.append(id, key, state, [Buffer.alloc(MIB, 'x')], { offset: 3 * MIB, length })
-      const resumed = await store.staged!.append(id, key, state, [body.subarray(3 * MIB)], { offset: 3 * MIB, length })
+      const resumed = await store.staged!.append(id, key, state, [body.subarray(3 * MIB)], { offset: 3 * MIB, length, announced: length - 3 * MIB })
       t.equal(resumed.offset, length)
       await store.staged!.complete(id, key, resumed.state, { contentType: octets })
       t.ok((await getBytes(store, key))?.body.equals(body))
@@ -275,6 +280,33 @@ for (const [name, create] of Object.entries(drivers)) {
     })
   })
 }
+
+t.test('s3: a part sent as it arrives is sent again whole when its connection drops; a piece cut short of its part keeps what came', async (t) => {
+  const proxy = await startCuttingProxy(new URL(s3.endpoint), 2 * MIB)
+  t.teardown(proxy.close)
+  const store = createS3Store({
+    bucket: s3.bucket, region: 'us-east-1', endpoint: proxy.url, forcePathStyle: true, credentials: TEST_S3_CREDENTIALS, partBytes: 8 * MIB
+  })
+  t.teardown(() => store.close?.())
+  const key = 'contract/s3-streamed/film.bin'
+  const body = randomBytes(24 * MIB)
+  const length = body.length
+  const id = randomBytes(16).toString('hex')
+  const octets = 'application/octet-stream'
+  const begun = await store.staged!.begin(id, key, octets)
+  // Its first part is sent as it arrives; its connection is dropped 2 MiB in, and the part is sent again whole.
+  const first = await store.staged!.append(id, key, begun, [body.subarray(0, 16 * MIB)], { offset: 0, length, announced: 16 * MIB })
+  t.equal(first.offset, 16 * MIB)
+  t.notOk(proxy.cut.armed, 'the proxy dropped the connection')
+  // Announced whole, cut 6 MiB in: its part, short but over S3's least, is sent whole.
+  const cut = await store.staged!.append(id, key, first.state, failingAfter([body.subarray(16 * MIB, 22 * MIB)]), { offset: 16 * MIB, length, announced: 8 * MIB })
+  t.equal(cut.offset, 22 * MIB)
+  const last = await store.staged!.append(id, key, cut.state, [body.subarray(22 * MIB)], { offset: 22 * MIB, length, announced: 2 * MIB })
+  t.equal(last.offset, length)
+  const meta = await store.staged!.complete(id, key, last.state, { contentType: octets })
+  t.equal(meta.etag, `"${createHash('md5').update(body).digest('hex')}"`)
+  t.ok((await getBytes(store, key))?.body.equals(body), 'byte for byte')
+})
 
 t.test('fs driver: a reader never sees half a file, and deletes leave no empty folders', async (t) => {
   const store = createFsStore(fsDir)
