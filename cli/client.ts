@@ -127,6 +127,9 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
       throw new RequestFailed(`cannot reach ${settings.url} (${causeOf(error)})`)
     }
   }
+  const refusal = (status: number, message: string) => status === 401 && settings.mode === 'api-key'
+    ? new RequestFailed('401: the API key was refused (revoked, expired, or for another service); run "stowage login" with a valid key')
+    : new RequestFailed(`${status}: ${message}`)
   const interpret = ({ status, statusText, contentType, text }: Answer) => {
     let parsed
     try {
@@ -134,10 +137,7 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
     } catch {
       throw new RequestFailed(`${settings.url} answered ${status} with ${contentType ?? 'no content type'}, not JSON: is it a Stowage service, or a proxy in front of one?`)
     }
-    if (status === 401 && settings.mode === 'api-key') {
-      throw new RequestFailed('401: the API key was refused (revoked, expired, or for another service); run "stowage login" with a valid key')
-    }
-    if (status < 200 || status > 299) throw new RequestFailed(`${status}: ${parsed?.error ?? statusText}`)
+    if (status < 200 || status > 299) throw refusal(status, parsed?.error ?? statusText)
     return parsed
   }
   /** Throws what a refusal that came as a fetch Response says. */
@@ -167,7 +167,8 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
           base,
           headers: () => authHeaders(settings, awsCredentials),
           stateDir: join(dirname(settingsPath(io.env)), 'uploads'),
-          failure: (message) => new RequestFailed(message)
+          failure: (message) => new RequestFailed(message),
+          refused: refusal
         }, remote, local, contentType, conditions, progress.advance)
       } else {
         const headers = { ...await authHeaders(settings, awsCredentials), ...conditions, 'content-type': contentType, 'content-length': String(size) }

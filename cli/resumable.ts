@@ -13,17 +13,19 @@ export interface ResumableTarget {
   headers: () => Promise<Record<string, string>>
   /** Where the URL of each unfinished upload is kept, to resume it. */
   stateDir: string
-  /** The error to throw: a refusal's message, or the connection dropping. */
+  /** The error to throw when the connection drops. */
   failure: (message: string) => Error
+  /** The error to throw for a refusal, of this status and message. */
+  refused: (status: number, message: string) => Error
 }
 
-/** A refusal as `<status>: <message>`: Stowage's own errors are JSON, tus' plain text. */
-async function refusal (answer: Response): Promise<string> {
+/** A refusal's message: Stowage's own errors are JSON, tus' plain text. */
+async function messageOf (answer: Response): Promise<string> {
   const text = (await answer.text()).trim()
   try {
-    return `${answer.status}: ${(JSON.parse(text) as { error?: string }).error ?? text}`
+    return (JSON.parse(text) as { error?: string }).error ?? text
   } catch {
-    return `${answer.status}: ${text || answer.statusText}`
+    return text || answer.statusText
   }
 }
 
@@ -64,7 +66,7 @@ export async function uploadResumable (target: ResumableTarget, path: string, lo
         'upload-metadata': metadata({ path, contentType, ifMatch: conditions['if-match'], ifNoneMatch: conditions['if-none-match'] })
       }
     })
-    if (created.status !== 201) throw target.failure(await refusal(created))
+    if (created.status !== 201) throw target.refused(created.status, await messageOf(created))
     // Only the id: a proxy that serves Stowage under a path prefix keeps it in `base`, not in Location.
     url = `${target.base}/api/uploads/${created.headers.get('location')!.split('/').pop()}`
     await mkdir(target.stateDir, { recursive: true, mode: 0o700 })
@@ -83,7 +85,7 @@ export async function uploadResumable (target: ResumableTarget, path: string, lo
         headers: { 'upload-offset': String(offset), 'content-type': 'application/offset+octet-stream' },
         body: piece.subarray(0, bytesRead)
       })
-      if (answer.status !== 204) throw target.failure(await refusal(answer))
+      if (answer.status !== 204) throw target.refused(answer.status, await messageOf(answer))
       offset = Number(answer.headers.get('upload-offset'))
       etag = answer.headers.get('etag')
       onBytes(bytesRead)

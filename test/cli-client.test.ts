@@ -143,12 +143,16 @@ t.test('paths with . or .. segments are refused before any request, never rewrit
 })
 
 t.test('errors say what to do: a refused key, a server out of reach, an answer that is not JSON', async (t) => {
-  const { url, cli, apiKey, app } = await setup(t)
+  const { url, cli, apiKey, app, home } = await setup(t, {}, { STOWAGE_RESUMABLE_BYTES: '1024' })
   t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
   await app.stowageKeys.revoke('cli-user', apiKey.slice(5, 15))
   const refused = await cli(['ls'])
   t.equal(refused.code, 1)
   t.match(refused.stderr, /revoked.*stowage login/)
+  await writeFile(join(home, 'large.bin'), Buffer.alloc(2048))
+  const refusedResumable = await cli(['put', join(home, 'large.bin'), 'large.bin'])
+  t.equal(refusedResumable.code, 1)
+  t.match(refusedResumable.stderr, /revoked.*stowage login/, 'the same words for an upload in pieces')
 
   const closed = await closedPortUrl()
   const down = await cli(['login', '--url', closed, '--api-key', apiKey])
