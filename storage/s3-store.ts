@@ -93,7 +93,7 @@ async function * partsOf (body: Bytes, partBytes: number, onCopied?: (bytes: Buf
       const copied = chunk.copy(part, filled, at)
       filled += copied
       at += copied
-      await onCopied?.(part.subarray(filled - copied, filled), filled === copied)
+      if (onCopied) await onCopied(part.subarray(filled - copied, filled), filled === copied)
     }
   }
   yield part ? part.subarray(0, filled) : Buffer.alloc(0)
