@@ -1,5 +1,6 @@
 // Small in-process limits shared by the services: counts of failures per key in a fixed window,
 // and a bound on how many of one costly operation run at once.
+import { BusyError } from './errors.js'
 
 export interface FailureLimiterOptions {
   /** Failures allowed per key in one window; the next attempt is refused until the window ends. */
@@ -74,18 +75,20 @@ export function createMemory<V> (maxEntries: number, now = Date.now) {
   }
 }
 
-/** Bytes held across the process, up to `limit`: take() refuses what would go past it. */
+/**
+ * Upload bytes held across the process, up to `limit`: take() refuses what would go past it with
+ * 503 (BusyError), which a client may retry shortly.
+ */
 export function createByteBudget (limit: number) {
   let used = 0
   let refused = 0
   return {
-    take (bytes: number): boolean {
+    take (bytes: number) {
       if (used + bytes > limit) {
         refused++
-        return false
+        throw new BusyError('too many uploads in progress, try again shortly')
       }
       used += bytes
-      return true
     },
     give (bytes: number) { used -= bytes },
     stats: () => ({ held: used, limit, refused })

@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
-import { BadRequestError, BusyError, PayloadTooLargeError } from '../errors.js'
+import { BadRequestError, PayloadTooLargeError } from '../errors.js'
 import type { ByteBudget } from '../limits.js'
 import { parseRange, readConditions, writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
@@ -117,7 +117,7 @@ export async function receiveRawFile (files: FileService, uploadMemory: ByteBudg
   userId: string, path: string, { contentType = uploadedType(request), maxBytes = files.maxUploadBytes }: { contentType?: string, maxBytes?: number } = {}) {
   const preconditions = writePreconditions(request.headers)
   const body = uploadedBody(request.raw, maxBytes)
-  if (!uploadMemory.take(files.writeBufferBytes)) throw new BusyError('too many uploads in progress, try again shortly')
+  uploadMemory.take(files.writeBufferBytes)
   try {
     const written = await files.write(userId, path, body, { contentType, maxBytes, preconditions })
     reply.header('etag', written.etag)

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { isPostgres } from '../db/dialect.js'
 import { createUploadLeases, createUploadRepository, type UploadLease } from '../db/uploads.js'
-import { BadRequestError, BusyError, isRetriedSoon, isStowageError, RETRY_AFTER_SECONDS, UnsupportedMediaTypeError } from '../errors.js'
+import { BadRequestError, isRetriedSoon, isStowageError, RETRY_AFTER_SECONDS, UnsupportedMediaTypeError } from '../errors.js'
 import type { ByteBudget } from '../limits.js'
 import { stowageOf } from '../plugins/decorators.js'
 import { writePreconditions } from '../storage/conditional.js'
@@ -154,7 +154,7 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
       throw new UnsupportedMediaTypeError(`a piece is sent with Content-Type: ${PIECE_TYPE}`)
     }
     const carriesBody = request.method === 'PATCH' || request.headers['content-type'] === PIECE_TYPE
-    if (carriesBody && !uploadMemory.take(files.writeBufferBytes)) throw new BusyError('too many uploads in progress, try again shortly')
+    if (carriesBody) uploadMemory.take(files.writeBufferBytes)
     callers.set(request.raw, request.userId)
     reply.hijack()
     try {

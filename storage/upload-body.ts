@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { BadRequestError, BusyError, PayloadTooLargeError, RequestTimeoutError } from '../errors.js'
+import { BadRequestError, PayloadTooLargeError, RequestTimeoutError } from '../errors.js'
 import type { ByteBudget } from '../limits.js'
 import { decodeStrictBase64 } from './base64.js'
 
@@ -29,7 +29,7 @@ async function readAll (payload: Readable, declaredLength: number | undefined, l
   if (declaredLength !== undefined && declaredLength > limit) throw tooLarge()
   let held = 0
   const hold = (bytes: number) => {
-    if (memory && !memory.take(bytes)) throw new BusyError('too many uploads in progress, try again shortly')
+    memory?.take(bytes)
     held += bytes
   }
   const timer = timeoutMs === undefined
