@@ -7,7 +7,7 @@ import type { ByteBudget } from '../limits.js'
 import { parseRange, readConditions, writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
 import type { ObjectMeta, ObjectRead } from '../storage/object-store.js'
-import { MEDIA_TYPE } from '../schemas/files.js'
+import { isFileMediaType } from '../schemas/files.js'
 
 /** ETag and Last-Modified, and a cache that must ask again before reusing a copy: files change. */
 export function sendValidators (reply: FastifyReply, file: ObjectMeta) {
@@ -103,12 +103,10 @@ export async function serveRawFile (files: FileService, request: FastifyRequest,
   return sendBody(reply, read.file)
 }
 
-const mediaType = new RegExp(MEDIA_TYPE)
-
 /** The request's Content-Type, when it is one a file may have (application/octet-stream when absent). */
 export function uploadedType (request: FastifyRequest): string {
   const contentType = request.headers['content-type'] ?? DEFAULT_CONTENT_TYPE
-  if (!mediaType.test(contentType) || contentType.length > 255) throw new BadRequestError('Content-Type must be a media type such as text/markdown')
+  if (!isFileMediaType(contentType)) throw new BadRequestError('Content-Type must be a media type such as text/markdown')
   return contentType
 }
 

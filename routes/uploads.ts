@@ -11,7 +11,7 @@ import { stowageOf } from '../plugins/decorators.js'
 import { writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
 import { StagedUploadStore, type Destination } from '../storage/tus-store.js'
-import { MEDIA_TYPE } from '../schemas/files.js'
+import { isFileMediaType } from '../schemas/files.js'
 
 export interface UploadRoutesOptions {
   /** Upload bytes held in memory across the process (shared with the other upload routes). */
@@ -23,7 +23,6 @@ export interface UploadRoutesOptions {
 const UPLOAD_ID = /^[0-9a-f]{32}$/
 // A request that wants an upload another holds waits this long for it, then gets 500 (tus' lock timeout).
 const LOCK_WAIT_MS = 30_000
-const mediaType = new RegExp(MEDIA_TYPE)
 const PIECE_TYPE = 'application/offset+octet-stream'
 
 /** The Node request and answer under @tus/server's web Request (srvx). */
@@ -38,7 +37,7 @@ function destinationOf (metadata: Record<string, string | null> = {}): Omit<Dest
   const path = metadata.path ?? metadata.filename
   if (!path) throw new BadRequestError('Upload-Metadata must name the file: path (or filename)')
   const contentType = metadata.contentType ?? metadata.filetype ?? DEFAULT_CONTENT_TYPE
-  if (!mediaType.test(contentType) || contentType.length > 255) throw new BadRequestError('the contentType of Upload-Metadata must be a media type such as video/mp4')
+  if (!isFileMediaType(contentType)) throw new BadRequestError('the contentType of Upload-Metadata must be a media type such as video/mp4')
   const preconditions = writePreconditions({ 'if-match': metadata.ifMatch ?? undefined, 'if-none-match': metadata.ifNoneMatch ?? undefined })
   return { path, contentType, preconditions }
 }

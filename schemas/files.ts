@@ -27,13 +27,19 @@ export const FileList = Type.Object({
 }, { $id: 'StowageFileList' })
 export type FileList = Static<typeof FileList>
 
-export const MEDIA_TYPE = '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+( *;[ -~]*)?$'
+const MEDIA_TYPE = '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+( *;[ -~]*)?$'
+const MEDIA_TYPE_MAX_LENGTH = 255
+const mediaTypePattern = new RegExp(MEDIA_TYPE)
 
-const mediaType = (description = 'Media type, e.g. text/markdown') => Type.String({
+/** A media type a file may have, in a schema. */
+export const mediaType = (description = 'Media type, e.g. text/markdown') => Type.String({
   pattern: MEDIA_TYPE,
-  maxLength: 255,
+  maxLength: MEDIA_TYPE_MAX_LENGTH,
   description
 })
+
+/** Whether `value` is a media type a file may have, as `mediaType` checks it, for values outside a schema. */
+export const isFileMediaType = (value: string) => value.length <= MEDIA_TYPE_MAX_LENGTH && mediaTypePattern.test(value)
 
 export const FileContent = Type.Object({
   content: Type.String({ description: 'The file, base64-encoded' }),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { MEDIA_TYPE } from './files.js'
+import { mediaType } from './files.js'
 
 const LinkMethod = Type.Union([Type.Literal('download'), Type.Literal('upload')], { description: '`download` (GET, HEAD, ranges) or `upload` (PUT)' })
 
@@ -7,7 +7,7 @@ export const CreateLinkBody = Type.Object({
   path: Type.String({ minLength: 1, maxLength: 1024, description: 'The file, under the same rules as the file routes' }),
   method: LinkMethod,
   expiresIn: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds the link works for: 3600 by default, at most LINK_MAX_SECONDS' })),
-  contentType: Type.Optional(Type.String({ pattern: MEDIA_TYPE, maxLength: 255, description: 'An upload link: the Content-Type the upload must send (application/octet-stream by default)' })),
+  contentType: Type.Optional(mediaType('An upload link: the Content-Type the upload must send (application/octet-stream by default)')),
   size: Type.Optional(Type.Integer({ minimum: 0, description: 'An upload link: the exact length the upload must have' }))
 }, { $id: 'StowageCreateLink', additionalProperties: false })
 
