@@ -521,11 +521,10 @@ function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
           : whole()
         return window.add(sent.then((etag) => { entry.etag = etag }))
       }
-      let reached = start
       let nextTail = 0
       try {
         for await (const part of partsOf(source(), store.partBytes, onCopied)) {
-          reached = partStart + part.length
+          const reached = partStart + part.length
           // Only the upload's last part may be under S3's least; a short one before it waits in a tail object.
           if (part.length >= minPart || (part.length > 0 && reached === length)) {
             await upload(part)
@@ -542,6 +541,7 @@ function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
         // A store that failed mid-piece leaves no part waiting for bytes that will not come.
         streamed?.abort()
       }
+      const reached = partStart
       const next: S3StagedState = { uploadId: state.uploadId, parts, tail: nextTail }
       const nextStart = reached - nextTail
       if (state.tail > 0 && (nextTail === 0 || nextStart !== start)) next.staleTail = start
