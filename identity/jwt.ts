@@ -13,6 +13,8 @@ export interface JwtVerifierOptions {
   orgClaim: string
   fetchTimeoutMs?: number
   refetchIntervalMs?: number
+  /** The clock of the key set's refetch interval (tokens' own times are checked against the real one). */
+  now?: () => number
   onUpstreamFailure?: FailureLog
   observeCall?: ObserveCall
 }
@@ -29,6 +31,7 @@ export function createJwtVerifier (options: JwtVerifierOptions) {
     jwksUrl: options.jwksUrl,
     timeoutMs: options.fetchTimeoutMs,
     refetchIntervalMs: options.refetchIntervalMs,
+    now: options.now,
     algorithms: options.algorithms,
     onFailure: options.onUpstreamFailure,
     observeCall: options.observeCall

@@ -16,6 +16,8 @@ const CLEARER: Record<string, string> = {
 export function errorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const status = error.statusCode ?? 500
   const message = CLEARER[error.code] ?? error.message
+  // Nobody reads this answer; an operator (and a test) learns here that the request is over.
+  if (request.raw.socket?.destroyed) request.log.info({ statusCode: status, reason: message }, 'request ended after the client left')
   if (status === 401) return sendUnauthorized(reply)
   if (status >= 500 && status !== 502 && status !== 503) {
     request.log.error({ err: error }, 'request failed')

@@ -52,7 +52,8 @@ function leasedLocker (leases: (id: string) => UploadLease): Locker {
           try {
             await lease.take(AbortSignal.any([signal, AbortSignal.timeout(LOCK_WAIT_MS)]), () => { void requestRelease() })
           } catch (error) {
-            if (signal.aborted) throw error
+            // A database that is down is its 503, not a lock that was waited for.
+            if (signal.aborted || isStowageError(error)) throw error
             throw ERRORS.ERR_LOCK_TIMEOUT
           }
         },

@@ -1,31 +1,10 @@
 import t, { type Test } from 'tap'
-import bcrypt from 'bcrypt'
 import { keyChecksum } from '../keys/api-key.js'
 import { signCallerIdentity } from '../identity/aws-signing.js'
 import { bearer, buildTestApp } from './helpers/app.js'
+import { watchCompares } from './helpers/keys.js'
 import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
 import { captureLogs } from './helpers/wait.js'
-
-/** Records bcrypt.compare calls made while `work` runs, and how many ran at once at most. */
-async function watchCompares (work: () => Promise<unknown>) {
-  const original = bcrypt.compare
-  const seen = { calls: 0, running: 0, maxRunning: 0 }
-  ;(bcrypt as { compare: unknown }).compare = async (...args: Parameters<typeof original>) => {
-    seen.calls++
-    seen.maxRunning = Math.max(seen.maxRunning, ++seen.running)
-    try {
-      return await original(...args)
-    } finally {
-      seen.running--
-    }
-  }
-  try {
-    await work()
-  } finally {
-    ;(bcrypt as { compare: unknown }).compare = original
-  }
-  return seen
-}
 
 /** The key with its secret replaced: well-formed, right id, valid checksum, wrong secret. */
 function withWrongSecret (key: string, n: number) {

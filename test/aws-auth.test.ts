@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { createOrganizationRepository } from '../db/organizations.js'
 import { signCallerIdentity } from '../identity/aws-signing.js'
-import { bearer, buildTestApp } from './helpers/app.js'
+import { buildTestApp } from './helpers/app.js'
 import { closedPortUrl } from './helpers/net.js'
 import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
 import { timed } from './helpers/wait.js'
@@ -178,5 +178,4 @@ t.test('signatures never reach the logs', async (t) => {
   t.ok(log.includes('/api/auth/credentials'))
   t.notOk(log.includes(headers.authorization.split('Signature=')[1]), 'no signature')
   t.notOk(log.includes(bob.sessionToken!), 'no session token')
-  t.notOk(bearer('x').authorization === '', 'sanity')
 })

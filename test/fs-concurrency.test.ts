@@ -1,25 +1,13 @@
 import t from 'tap'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createTestDatabase } from './helpers/db.js'
-import { createKeyIn } from './helpers/keys.js'
-import { startServerProcess } from './helpers/server.js'
+import { startService } from './helpers/service.js'
 
 const ROUNDS = 300
 const CONCURRENCY = 16
 
 t.test('two instances writing, deleting and reading one path on a shared fs folder: no 5xx, only whole versions', async (t) => {
-  const database = await createTestDatabase({ shared: true })
-  const storageDir = await mkdtemp(join(tmpdir(), 'stowage-shared-'))
-  t.teardown(async () => { await database.drop(); await rm(storageDir, { recursive: true, force: true }) })
-  const key = await createKeyIn(database.url)
-  const env = { DATABASE_URL: database.url, STORAGE_DIR: storageDir, API_KEY_BCRYPT_COST: '4' }
-  const servers = await Promise.all([startServerProcess(env), startServerProcess(env)])
-  t.teardown(async () => {
-    for (const server of servers) server.child.kill('SIGTERM')
-    await Promise.all(servers.map((server) => server.exited))
-  })
+  const { servers, key, storageDir } = await startService(t, { instances: 2 })
 
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
   // Each version's content type names it, so a body paired with another version's type shows.

@@ -1,17 +1,6 @@
 import t from 'tap'
-import { connect } from 'node:net'
 import { bearer, buildTestApp } from './helpers/app.js'
-
-/** Sends raw bytes over a real socket and returns the raw answer: light-my-request would not let
- *  these requests through. */
-async function rawRequest (port: number, request: string): Promise<{ status: number, body: string }> {
-  const socket = connect(port, '127.0.0.1')
-  socket.end(request)
-  let answer = ''
-  for await (const chunk of socket) answer += chunk
-  const [head, body] = answer.split('\r\n\r\n')
-  return { status: Number(head.split(' ')[1]), body }
-}
+import { rawRequest } from './helpers/net.js'
 
 t.test('errors raised before routing have the {error} shape', async (t) => {
   const { app, close } = await buildTestApp()

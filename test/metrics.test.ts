@@ -1,15 +1,10 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { bearer, buildTestApp } from './helpers/app.js'
-import { createTestDatabase } from './helpers/db.js'
-import { createKeyIn } from './helpers/keys.js'
+import { startService } from './helpers/service.js'
 import { closedPortUrl } from './helpers/net.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
-import { startServerProcess } from './helpers/server.js'
 import { waitFor } from './helpers/wait.js'
 
 // promtool (Debian's prometheus package) checks the live output; .ci/run installs it when missing.
@@ -28,18 +23,8 @@ function sample (text: string, name: string, labels: Record<string, string> = {}
 }
 
 t.test('METRICS_PORT serves Prometheus metrics on a listener of its own, which promtool accepts after a workload', async (t) => {
-  const database = await createTestDatabase({ shared: true })
-  const storageDir = await mkdtemp(join(tmpdir(), 'stowage-metrics-'))
-  const key = await createKeyIn(database.url)
   const metricsPort = new URL(await closedPortUrl()).port
-  const server = await startServerProcess({ DATABASE_URL: database.url, STORAGE_DIR: storageDir, METRICS_PORT: metricsPort })
-  t.teardown(async () => {
-    server.child.kill('SIGKILL')
-    await server.exited
-    await database.drop()
-    await rm(storageDir, { recursive: true, force: true })
-  })
-  const auth = { authorization: `Bearer ${key}` }
+  const { server, auth, key } = await startService(t, { env: { METRICS_PORT: metricsPort } })
   await fetch(`${server.url}/api/raw/notes/a.txt`, { method: 'PUT', headers: auth, body: 'hello' })
   await fetch(`${server.url}/api/raw/notes/a.txt`, { headers: auth })
   await fetch(`${server.url}/api/files`, { headers: { authorization: 'Bearer stow_malformed' } })

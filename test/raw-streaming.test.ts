@@ -1,12 +1,9 @@
 import t, { type Test } from 'tap'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { readdir } from 'node:fs/promises'
 import { connect, type Socket } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTestDatabase } from './helpers/db.js'
-import { createKeyIn } from './helpers/keys.js'
-import { serviceEnv, startS3Server, type S3Server } from './helpers/s3.js'
-import { startServerProcess, type ServerProcess } from './helpers/server.js'
+import { startS3Server, type S3Server } from './helpers/s3.js'
+import { startService } from './helpers/service.js'
 import { generatedFile, getStream, putStream, sampleRss, sha256Of } from './helpers/streams.js'
 import { timed, waitFor } from './helpers/wait.js'
 
@@ -19,33 +16,9 @@ const s3 = await startS3Server()
 t.teardown(() => s3.close())
 
 async function serve (t: Test, driver: 'fs' | 's3', env: Record<string, string> = {}, store: S3Server = s3) {
-  const database = await createTestDatabase({ shared: true })
-  const storageDir = await mkdtemp(join(tmpdir(), 'stowage-stream-'))
-  const key = await createKeyIn(database.url)
-  const server = await startServerProcess({
-    DATABASE_URL: database.url,
-    STORAGE_DRIVER: driver,
-    STORAGE_DIR: storageDir,
-    ...serviceEnv(store),
-    UPLOAD_MEMORY_BYTES: String(UPLOAD_MEMORY_BYTES),
-    ...env
-  })
-  t.teardown(async () => {
-    await stop(server)
-    await database.drop()
-    await rm(storageDir, { recursive: true, force: true })
-  })
-  const port = Number(new URL(server.url).port)
-  const target = (path: string) => ({ port, path: `/api/raw/${path}`, headers: { authorization: `Bearer ${key}` } })
-  const alive = async () => (await fetch(`${server.url}/health?probe=live`)).status === 200
-  return { server, port, key, storageDir, target, alive }
-}
-
-async function stop (server: ServerProcess) {
-  if (server.child.exitCode === null && server.child.signalCode === null) {
-    server.child.kill('SIGKILL')
-    await server.exited
-  }
+  const service = await startService(t, { driver, s3: store, env: { UPLOAD_MEMORY_BYTES: String(UPLOAD_MEMORY_BYTES), ...env } })
+  const target = (path: string) => ({ port: service.port, path: `/api/raw/${path}`, headers: service.auth })
+  return { ...service, target }
 }
 
 for (const driver of ['fs', 's3'] as const) {
@@ -77,7 +50,7 @@ for (const driver of ['fs', 's3'] as const) {
   })
 
   t.test(`${driver}: a client that disconnects half-way leaves the old file intact, and the service serving`, async (t) => {
-    const { target, alive, storageDir, port, key } = await serve(t, driver)
+    const { target, alive, storageDir, port, key, server } = await serve(t, driver)
     t.equal((await putStream(target('kept.bin'), [Buffer.from('the old version')], 15)).status, 200)
     const socket = connect(port, '127.0.0.1')
     await new Promise((resolve) => socket.once('connect', resolve))
@@ -87,6 +60,10 @@ for (const driver of ['fs', 's3'] as const) {
       if (!socket.write(chunk)) await new Promise((resolve) => socket.once('drain', resolve))
     }
     socket.destroy()
+    // Read only once the server has finished with the cut request: a server that published the
+    // partial body on disconnect would have done so by then.
+    await waitFor(() => server.logs.some((line) => line.msg === 'request ended after the client left' && line.reason === 'the upload was cut off before its end'),
+      { what: 'the server to end the cut-off upload' })
     const read = await getStream(target('kept.bin'))
     t.equal(read.status, 200)
     t.equal(read.sha256, sha256Of([Buffer.from('the old version')]), 'the old file, whole')

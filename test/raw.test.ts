@@ -180,10 +180,14 @@ for (const driver of ['fs', 's3'] as const) {
       t.equal((await get('cas.txt')).statusCode, 404)
     })
 
-    t.test('a malformed If-Match is 400', async (t) => {
+    t.test('a malformed If-Match or If-None-Match is 400', async (t) => {
       const answer = await put('cas-bad.txt', 'x', { 'if-match': 'no-quotes' })
       t.equal(answer.statusCode, 400)
       t.match(answer.json().error, /If-Match/)
+      const creator = await put('cas-bad.txt', 'x', { 'if-none-match': 'no-quotes' })
+      t.equal(creator.statusCode, 400)
+      t.match(creator.json().error, /If-None-Match/)
+      t.equal((await get('cas-bad.txt')).statusCode, 404, 'nothing was written')
     })
 
     t.test('of concurrent writers holding the same ETag, exactly one wins', async (t) => {
@@ -235,7 +239,9 @@ for (const driver of ['fs', 's3'] as const) {
       // Encoded dot segments are 400 over a real socket (test/files.test.ts); inject resolves them first.
       for (const url of ['/api/raw/a//b', '/api/raw/a/%2E', '/api/raw/a%5Cb', '/api/raw/a%00b']) {
         t.equal((await app.inject({ method: 'PUT', url, headers: alice, payload: 'x' })).statusCode, 400, url)
-        t.equal((await app.inject({ url, headers: alice })).statusCode, 400, url)
+        for (const method of ['GET', 'HEAD', 'DELETE'] as const) {
+          t.equal((await app.inject({ method, url, headers: alice })).statusCode, 400, `${method} ${url}`)
+        }
       }
       await put('private.txt', 'alice only')
       const bob = bearer(idp.token({ sub: 'bob' }))

@@ -128,6 +128,7 @@ t.test('without CREDENTIALS_ROLE_ARN refresh is 503: not configured', async (t) 
   const res = await refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })
   t.equal(res.statusCode, 503)
   t.match(res.json(), { error: /not configured/ })
+  t.notOk('retry-after' in res.headers, 'no Retry-After: trying again will not help')
 })
 
 t.test('refresh tokens and issued secrets never reach the logs', async (t) => {

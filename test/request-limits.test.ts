@@ -1,56 +1,19 @@
 import t, { type Test } from 'tap'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { connect, type Socket } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createTestDatabase } from './helpers/db.js'
-import { createKeyIn } from './helpers/keys.js'
-import { startServerProcess, type ServerProcess } from './helpers/server.js'
+import type { Socket } from 'node:net'
+import { answerOnClose, openSocket } from './helpers/net.js'
+import { isAlive, startService, stopServer } from './helpers/service.js'
 import { timed, waitFor } from './helpers/wait.js'
 
 // Each test runs the real server in a process of its own and talks to it over real sockets:
 // these limits live in Node's HTTP server, which app.inject never reaches.
 async function serve (t: Test, env: Record<string, string>) {
-  const database = await createTestDatabase({ shared: true })
-  const storageDir = await mkdtemp(join(tmpdir(), 'stowage-limits-'))
-  const key = await createKeyIn(database.url)
-  const servers: ServerProcess[] = []
-  t.teardown(async () => {
-    await Promise.all(servers.map(stop))
-    await database.drop()
-    await rm(storageDir, { recursive: true, force: true })
-  })
-  const restart = async (env: Record<string, string>) => {
-    const server = await startServerProcess({ DATABASE_URL: database.url, STORAGE_DIR: storageDir, ...env })
-    servers.push(server)
+  const service = await startService(t, { env })
+  const restart = async (more: Record<string, string>) => {
+    const server = await service.start(more)
     return { server, port: Number(new URL(server.url).port) }
   }
-  return { ...await restart(env), key, restart }
+  return { server: service.server, port: service.port, key: service.key, restart }
 }
-
-async function stop (server: ServerProcess) {
-  if (server.child.exitCode === null && server.child.signalCode === null) {
-    server.child.kill('SIGKILL')
-    await server.exited
-  }
-}
-
-function open (port: number): Promise<Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => resolve(socket))
-    socket.once('error', reject)
-  })
-}
-
-/** Resolves with what the server sent once it closes the connection. */
-function closed (socket: Socket): Promise<string> {
-  let answer = ''
-  socket.on('data', (chunk) => { answer += chunk })
-  socket.on('error', () => {})
-  return new Promise((resolve) => socket.once('close', () => resolve(answer)))
-}
-
-const alive = async (server: ServerProcess) => (await fetch(`${server.url}/health?probe=live`)).status === 200
 
 const putHead = (key: string, length: number | 'chunked') =>
   `PUT /api/files/slow.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
@@ -58,31 +21,31 @@ const putHead = (key: string, length: number | 'chunked') =>
 
 t.test('a body trickling in is cut off at HTTP_REQUEST_TIMEOUT_MS; the server lives on', async (t) => {
   const { server, port, key } = await serve(t, { HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_IDLE_TIMEOUT_MS: '30000' })
-  const socket = await open(port)
-  const done = closed(socket)
+  const socket = await openSocket(port)
+  const done = answerOnClose(socket)
   socket.write(putHead(key, 1000) + '{"content":"')
   const trickle = setInterval(() => socket.writable && socket.write('A'), 200)
   t.teardown(() => clearInterval(trickle))
   const { ms } = await timed(() => done)
   clearInterval(trickle)
   t.ok(ms < 15_000, `closed after ${Math.round(ms)} ms, though a byte came every 200 ms`)
-  t.ok(await alive(server))
+  t.ok(await isAlive(server))
 })
 
 t.test('a body that stalls is cut off at HTTP_IDLE_TIMEOUT_MS', async (t) => {
   const { server, port, key } = await serve(t, { HTTP_IDLE_TIMEOUT_MS: '1000' })
-  const socket = await open(port)
-  const done = closed(socket)
+  const socket = await openSocket(port)
+  const done = answerOnClose(socket)
   socket.write(putHead(key, 1000) + '{"content":"AAAA')
   const { ms } = await timed(() => done)
   t.ok(ms < 15_000, `closed after ${Math.round(ms)} ms`)
-  t.ok(await alive(server))
+  t.ok(await isAlive(server))
 })
 
 t.test('headers that trickle in are answered 408 {error} at HTTP_HEADERS_TIMEOUT_MS', async (t) => {
   const { server, port } = await serve(t, { HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_IDLE_TIMEOUT_MS: '30000' })
-  const socket = await open(port)
-  const done = closed(socket)
+  const socket = await openSocket(port)
+  const done = answerOnClose(socket)
   socket.write('GET /health HTTP/1.1\r\nHost: x\r\n')
   let n = 0
   const trickle = setInterval(() => socket.writable && socket.write(`X-${n++}: y\r\n`), 200)
@@ -92,7 +55,7 @@ t.test('headers that trickle in are answered 408 {error} at HTTP_HEADERS_TIMEOUT
   t.match(answer, /^HTTP\/1\.1 408 /)
   t.same(JSON.parse(answer.split('\r\n\r\n')[1]), { error: 'the request took too long to arrive' })
   t.ok(ms < 15_000, `closed after ${Math.round(ms)} ms`)
-  t.ok(await alive(server))
+  t.ok(await isAlive(server))
 })
 
 t.test('uploads held in memory stay under UPLOAD_MEMORY_BYTES: past it, 503 with Retry-After; the room comes back', async (t) => {
@@ -104,10 +67,10 @@ t.test('uploads held in memory stay under UPLOAD_MEMORY_BYTES: past it, 503 with
   const holderClosed: Array<Promise<string>> = []
   const answered = new Set<Socket>()
   const hold = async (i: number) => {
-    const socket = await open(port)
+    const socket = await openSocket(port)
     socket.on('data', () => answered.add(socket))
     holders[i] = socket
-    holderClosed[i] = closed(socket)
+    holderClosed[i] = answerOnClose(socket)
     socket.write(putHead(key, length) + '{"content":"AAAA')
   }
   await Promise.all([hold(0), hold(1)])
@@ -142,10 +105,10 @@ t.test('an answer nobody reads is dropped at HTTP_IDLE_TIMEOUT_MS', async (t) =>
     body: JSON.stringify({ content: Buffer.alloc(16 * 1024 * 1024).toString('base64') })
   })
   t.equal(put.status, 200)
-  await stop(staging.server)
+  await stopServer(staging.server)
   const { server, port } = await staging.restart({ ...limits, HTTP_IDLE_TIMEOUT_MS: '1000' })
   const key = staging.key
-  const socket = await open(port)
+  const socket = await openSocket(port)
   socket.write(`GET /api/files/big.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`)
   // Read nothing for a while: the answer fills the socket buffers and the connection goes silent.
   // (A paused socket would not even notice that the server closed it.)
@@ -157,7 +120,7 @@ t.test('an answer nobody reads is dropped at HTTP_IDLE_TIMEOUT_MS', async (t) =>
   await new Promise((resolve) => socket.once('close', resolve))
   const expected = Buffer.alloc(16 * 1024 * 1024).toString('base64').length
   t.ok(received < expected, `the connection was dropped part way (${received} of over ${expected} bytes)`)
-  t.ok(await alive(server))
+  t.ok(await isAlive(server))
 })
 
 /** Writes `chunk` over and over, as a client that does not read early answers does, counting the
@@ -175,7 +138,7 @@ function keepSending (t: Test, socket: Socket, chunk: Buffer) {
 t.test('an upload refused with 413 while the client is still sending: the answer arrives, the rest is dropped for a moment, then the connection closes', async (t) => {
   const { server, port, key } = await serve(t, { MAX_FILE_BYTES: '1000' })
   for (const framing of ['declared', 'chunked']) {
-    const socket = await open(port)
+    const socket = await openSocket(port)
     let answer = ''
     socket.on('data', (chunk) => { answer += chunk })
     const closing = new Promise((resolve) => socket.once('close', resolve))
@@ -192,17 +155,17 @@ t.test('an upload refused with 413 while the client is still sending: the answer
     await closing
     t.pass(`${framing}: a client that never stops is cut off`)
   }
-  t.ok(await alive(server))
+  t.ok(await isAlive(server))
 })
 
 t.test('after SIGTERM, requests in flight have SHUTDOWN_TIMEOUT_MS; then the process exits', async (t) => {
   const { server, port, key } = await serve(t, { SHUTDOWN_TIMEOUT_MS: '1500', HTTP_REQUEST_TIMEOUT_MS: '600000', HTTP_IDLE_TIMEOUT_MS: '600000' })
-  const socket = await open(port)
-  closed(socket)
+  const socket = await openSocket(port)
+  answerOnClose(socket)
   socket.write(putHead(key, 1000) + '{"content":"')
   const trickle = setInterval(() => socket.writable && socket.write('A'), 200)
   t.teardown(() => clearInterval(trickle))
-  await new Promise((resolve) => setTimeout(resolve, 300))
+  await waitFor(() => server.messages.includes('incoming request'), { what: 'the request to be in flight' })
   server.child.kill('SIGTERM')
   const { result: code, ms } = await timed(() => server.exited)
   clearInterval(trickle)

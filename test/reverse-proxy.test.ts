@@ -2,13 +2,13 @@ import t, { type Test } from 'tap'
 import { spawn, spawnSync } from 'node:child_process'
 import { request } from 'node:http'
 import { randomBytes } from 'node:crypto'
-import * as tus from 'tus-js-client'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generateApiKey } from '../keys/api-key.js'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { closedPortUrl } from './helpers/net.js'
+import { tusUpload } from './helpers/tus.js'
 import { captureLogs, waitFor } from './helpers/wait.js'
 
 // docs/deploy.md's nginx block, as written, in front of a real Stowage: the names that a proxy
@@ -111,11 +111,7 @@ t.test('behind that nginx, a resumable upload three times its body cap goes thro
   const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
   const cap = Number(/location \/api\/uploads[\s\S]*?client_max_body_size (\d+)m;/.exec(documentedLocation())![1]) * 1024 * 1024
   const body = randomBytes(3 * cap)
-  const send = (chunkSize: number, path: string) => new Promise<void>((resolve, reject) => {
-    new tus.Upload(body, {
-      endpoint: `${proxy}/api/uploads`, headers: bearer(key), metadata: { path }, chunkSize, retryDelays: [], onSuccess: () => resolve(), onError: reject
-    }).start()
-  })
+  const send = (chunkSize: number, path: string) => tusUpload(body, { endpoint: `${proxy}/api/uploads`, headers: bearer(key), metadata: { path }, chunkSize })
   await send(8 * 1024 * 1024, 'media/tus.bin')
   const back = await fetch(`${proxy}/api/raw/media/tus.bin`, { headers: bearer(key) })
   t.ok(Buffer.from(await back.arrayBuffer()).equals(body), 'the whole file, in 8 MiB pieces')

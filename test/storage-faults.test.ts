@@ -49,13 +49,18 @@ t.test('a paused store (SIGSTOP) is 503 within S3_TIMEOUT_MS; routes that need n
 t.test('a killed store is 503 at once; once it is restarted, requests succeed', async (t) => {
   const s3 = await startS3Server()
   t.teardown(() => s3.close())
-  const { readNote, writeNote } = await appOn(t, s3)
+  const { app, headers, readNote, writeNote } = await appOn(t, s3)
   await s3.kill()
   const { result: read, ms } = await timed(readNote)
   t.equal(read.statusCode, 503)
   t.equal(read.headers['retry-after'], '5')
   t.ok(ms < 15_000, `answered in ${Math.round(ms)} ms`)
   t.equal((await writeNote('while down')).statusCode, 503)
+  for (const [method, url] of [['GET', '/api/files?prefix='], ['DELETE', '/api/files/note.md'], ['DELETE', '/api/raw/note.md'], ['PUT', '/api/raw/note.md']] as const) {
+    const res = await app.inject({ method, url, headers: method === 'PUT' ? { ...headers, 'content-type': 'text/plain' } : headers, payload: method === 'PUT' ? 'while down' : undefined })
+    t.equal(res.statusCode, 503, `${method} ${url}`)
+    t.equal(res.headers['retry-after'], '5', `${method} ${url}: Retry-After`)
+  }
   await s3.restart()
   await waitFor(async () => (await readNote()).statusCode === 200, { what: 'a read to succeed after the restart' })
   t.equal(Buffer.from((await readNote()).json().content, 'base64').toString(), 'before', 'nothing written while down')

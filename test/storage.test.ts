@@ -310,15 +310,22 @@ t.test('s3: a part sent as it arrives is sent again whole when its connection dr
 
 t.test('fs driver: a reader never sees half a file, and deletes leave no empty folders', async (t) => {
   const store = createFsStore(fsDir)
-  const big = Buffer.alloc(4 * 1024 * 1024, 'x')
+  const piece = Buffer.alloc(256 * 1024, 'x')
+  const pieces = 16
   const small = Buffer.from('small')
   await putBytes(store, 'atomic/file', small, 'text/plain')
-  const writes = putBytes(store, 'atomic/file', big, 'text/plain')
-  const seen = new Set<number>()
-  for (let i = 0; i < 20; i++) seen.add((await getBytes(store, 'atomic/file'))!.body.length)
-  await writes
-  seen.add((await getBytes(store, 'atomic/file'))!.body.length)
-  t.same([...seen].filter((size) => size !== small.length && size !== big.length), [], 'only whole versions')
+  const seen: number[] = []
+  // Each read runs between two pieces of the write, while it is in progress for certain.
+  const body = async function * () {
+    for (let i = 0; i < pieces; i++) {
+      yield piece
+      seen.push((await getBytes(store, 'atomic/file'))!.body.length)
+    }
+  }
+  await store.write('atomic/file', body(), { contentType: 'text/plain', maxBytes: Infinity })
+  t.equal(seen.length, pieces, 'every read overlapped the write')
+  t.same(seen.filter((size) => size !== small.length), [], 'each saw the old version whole, never part of the new')
+  t.equal((await getBytes(store, 'atomic/file'))!.body.length, piece.length * pieces, 'then the new one, whole')
 
   // s3rver orders `a/b` before `a-c`; S3 and the fs driver order by bytes, and '-' comes before '/'.
   await putBytes(store, 'order/a/b', small, 'text/plain')

@@ -12,8 +12,9 @@ import { startIdp, TEST_AUDIENCE } from './helpers/idp.js'
 import { createKeyIn } from './helpers/keys.js'
 import { closedPortUrl } from './helpers/net.js'
 import { startOtlpCollector, type ReceivedSpan } from './helpers/otlp-collector.js'
-import { serviceEnv, startS3Server } from './helpers/s3.js'
+import { startS3Server } from './helpers/s3.js'
 import { startServerProcess } from './helpers/server.js'
+import { startService } from './helpers/service.js'
 import { startSts } from './helpers/sts.js'
 import { ConfigError } from '../config.js'
 import { tracingRequested } from '../tracing/sdk.js'
@@ -29,33 +30,23 @@ const collector = await startOtlpCollector()
 t.teardown(async () => { await Promise.all([s3.close(), idp.close(), sts.close(), collector.close()]) })
 
 async function serve (t: Test, env: Record<string, string> = {}) {
-  const database = await createTestDatabase({ shared: true })
-  const storageDir = await mkdtemp(join(tmpdir(), 'stowage-tracing-'))
-  const key = await createKeyIn(database.url)
-  const server = await startServerProcess({
-    DATABASE_URL: database.url,
-    STORAGE_DRIVER: 's3',
-    STORAGE_DIR: storageDir,
-    ...serviceEnv(s3),
-    JWT_ISSUER: idp.issuer,
-    JWT_AUDIENCE: TEST_AUDIENCE,
-    STS_ENDPOINT: sts.endpoint,
-    CREDENTIALS_ROLE_ARN: 'arn:aws:iam::123456789012:role/stowage-users',
-    OIDC_CLIENT_ID: 'stowage',
-    OIDC_CLIENT_SECRET: 'client-secret',
-    OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
-    OTEL_SERVICE_NAME: 'stowage-under-test',
-    // Spans leave in batches: a short delay keeps the test short.
-    OTEL_BSP_SCHEDULE_DELAY: '100',
-    ...env
+  return await startService(t, {
+    driver: 's3',
+    s3,
+    env: {
+      JWT_ISSUER: idp.issuer,
+      JWT_AUDIENCE: TEST_AUDIENCE,
+      STS_ENDPOINT: sts.endpoint,
+      CREDENTIALS_ROLE_ARN: 'arn:aws:iam::123456789012:role/stowage-users',
+      OIDC_CLIENT_ID: 'stowage',
+      OIDC_CLIENT_SECRET: 'client-secret',
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_SERVICE_NAME: 'stowage-under-test',
+      // Spans leave in batches: a short delay keeps the test short.
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      ...env
+    }
   })
-  t.teardown(async () => {
-    server.child.kill('SIGKILL')
-    await server.exited
-    await database.drop()
-    await rm(storageDir, { recursive: true, force: true })
-  })
-  return { server, key }
 }
 
 /** A W3C traceparent for a new trace, as a caller that traces would send. */

@@ -3,6 +3,7 @@ import { openDatabase } from '../db/dialect.js'
 import { migrateToLatest } from '../db/migrations.js'
 import { createUploadLeases, createUploadRepository } from '../db/uploads.js'
 import { createTestDatabase } from './helpers/db.js'
+import { waitFor } from './helpers/wait.js'
 
 t.test('an upload\'s lease: one holder at a time, a waiter asks the holder to let go, a dead holder\'s lease lapses', async (t) => {
   const database = await createTestDatabase({ shared: true })
@@ -23,9 +24,9 @@ t.test('an upload\'s lease: one holder at a time, a waiter asks the holder to le
   const waiter = createUploadLeases(two, { leaseMs: 60_000, pollMs: 20 })(id)
   let waiterHolds = false
   const waiting = waiter.take(new AbortController().signal, () => {}).then(() => { waiterHolds = true })
-  while (asked === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+  await waitFor(() => asked > 0, { what: 'the holder to be asked to let go' })
+  t.pass('the holder is asked to let go')
   t.notOk(waiterHolds, 'the waiter waits while the lease is held')
-  t.ok(asked > 0, 'the holder is asked to let go')
   await holder.release()
   await waiting
   t.ok(waiterHolds, 'and the waiter takes it once released')

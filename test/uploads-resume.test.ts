@@ -5,12 +5,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import * as tus from 'tus-js-client'
-import { createTestDatabase } from './helpers/db.js'
-import { createKeyIn } from './helpers/keys.js'
-import { serviceEnv, startS3Server } from './helpers/s3.js'
-import { startServerProcess, type ServerProcess } from './helpers/server.js'
+import { startS3Server } from './helpers/s3.js'
+import { startService } from './helpers/service.js'
 import { generatedFile, getStream, sampleRss, sha256Of } from './helpers/streams.js'
+import { tusUpload } from './helpers/tus.js'
 
 // Real processes on real sockets: a client killed part way, as a crash would, and a new client that
 // resumes from the stored URL; the server's memory sampled meanwhile.
@@ -24,21 +22,7 @@ const expected = sha256Of(generatedFile(FILE_MIB))
 t.teardown(async () => { await s3.close(); await rm(work, { recursive: true, force: true }) })
 
 async function serveAll (t: Test, driver: 'fs' | 's3', instances: number) {
-  const database = await createTestDatabase({ shared: true })
-  const storageDir = await mkdtemp(join(tmpdir(), 'stowage-resume-store-'))
-  const key = await createKeyIn(database.url)
-  const env = {
-    DATABASE_URL: database.url, STORAGE_DRIVER: driver, STORAGE_DIR: storageDir, ...serviceEnv(s3)
-  }
-  const servers: ServerProcess[] = []
-  for (let i = 0; i < instances; i++) servers.push(await startServerProcess(env))
-  t.teardown(async () => {
-    for (const server of servers) server.child.kill('SIGKILL')
-    await Promise.all(servers.map((server) => server.exited))
-    await database.drop()
-    await rm(storageDir, { recursive: true, force: true })
-  })
-  return { servers, key }
+  return await startService(t, { driver, s3, instances })
 }
 
 /** Starts the upload in a client process and kills it once `fraction` of the file is sent; resolves with the upload URL. */
@@ -62,23 +46,11 @@ async function uploadUntilKilled (base: string, key: string, path: string, fract
   return url
 }
 
-/** A new client takes the upload up again from its URL; resolves with the offset it resumed at. */
-function resume (url: string, key: string) {
-  return new Promise<number>((resolve, reject) => {
-    let resumedAt: number | undefined
-    const upload = new tus.Upload(createReadStream(file), {
-      uploadUrl: url,
-      headers: { authorization: `Bearer ${key}` },
-      chunkSize: 8 * MIB,
-      uploadSize: FILE_MIB * MIB,
-      retryDelays: [],
-      onProgress: (sent) => { resumedAt ??= sent },
-      onSuccess: () => resolve(resumedAt ?? FILE_MIB * MIB),
-      onError: reject
-    })
-    // tus-js-client asks the server (HEAD) where to go on from, then streams from there.
-    upload.start()
-  })
+/** A new client takes the upload up again from its URL; resolves with the offset it went on from. */
+async function resume (url: string, key: string) {
+  // tus-js-client asks the server (HEAD) where to go on from, then streams from there.
+  const { startedAt } = await tusUpload(createReadStream(file), { uploadUrl: url, headers: { authorization: `Bearer ${key}` }, uploadSize: FILE_MIB * MIB })
+  return startedAt
 }
 
 async function resumedOffset (url: string, key: string) {
@@ -93,7 +65,7 @@ for (const driver of ['fs', 's3'] as const) {
     const url = await uploadUntilKilled(server.url, key, 'videos/resumed.bin', 0.4)
     const kept = await resumedOffset(url, key)
     t.ok(kept > 0 && kept < FILE_MIB * MIB, `the server kept ${(kept / MIB).toFixed(1)} MiB of what the first client sent`)
-    await resume(url, key)
+    t.equal(await resume(url, key), kept, 'the new client went on from where the server got to')
     const { growthBytes } = rss.stop()
     const port = Number(new URL(server.url).port)
     const got = await getStream({ port, path: '/api/raw/videos/resumed.bin', headers: { authorization: `Bearer ${key}` } })
@@ -108,8 +80,9 @@ t.test('two instances on one database: an upload begun on one is finished on the
     const { servers: [one, two], key } = await serveAll(t, driver, 2)
     const url = await uploadUntilKilled(one.url, key, 'videos/two-instances.bin', 0.4)
     const onTwo = url.replace(one.url, two.url)
-    t.ok(await resumedOffset(onTwo, key) > 0, `${driver}: the second instance knows how far the first got`)
-    await resume(onTwo, key)
+    const kept = await resumedOffset(onTwo, key)
+    t.ok(kept > 0, `${driver}: the second instance knows how far the first got`)
+    t.equal(await resume(onTwo, key), kept, `${driver}: the client went on from there`)
     const got = await getStream({ port: Number(new URL(one.url).port), path: '/api/raw/videos/two-instances.bin', headers: { authorization: `Bearer ${key}` } })
     t.equal(got.sha256, expected, `${driver}: byte-identical`)
   }

@@ -10,6 +10,8 @@ import { openDatabase } from '../db/dialect.js'
 import { createTestDatabase } from './helpers/db.js'
 import { createS3Store } from '../storage/s3-store.js'
 import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
+import { openSocket } from './helpers/net.js'
+import { tusUpload } from './helpers/tus.js'
 import { waitFor } from './helpers/wait.js'
 
 const s3 = await startS3Server()
@@ -29,22 +31,9 @@ async function serve (t: Test, driver: 'fs' | 's3', env: Record<string, string> 
   return { ...test, base, alice, bob }
 }
 
-/** tus-js-client's upload of `body`, resolved with the last answer. */
-function upload (base: string, key: string, body: Buffer, metadata: Record<string, string>, options: Partial<tus.UploadOptions> = {}) {
-  return new Promise<{ url: string, response: tus.HttpResponse }>((resolve, reject) => {
-    const upload: tus.Upload = new tus.Upload(body, {
-      endpoint: `${base}/api/uploads`,
-      headers: bearer(key),
-      metadata,
-      chunkSize: 8 * MIB,
-      retryDelays: [],
-      onSuccess: ({ lastResponse }) => resolve({ url: upload.url!, response: lastResponse }),
-      onError: reject,
-      ...options
-    })
-    upload.start()
-  })
-}
+/** tus-js-client's upload of `body` to `base`. */
+const upload = (base: string, key: string, body: Buffer, metadata: Record<string, string>, options: Partial<tus.UploadOptions> = {}) =>
+  tusUpload(body, { endpoint: `${base}/api/uploads`, headers: bearer(key), metadata, ...options })
 
 const md5Etag = (body: Buffer) => `"${createHash('md5').update(body).digest('hex')}"`
 
@@ -79,6 +68,7 @@ async function create (base: string, key: string, length: number, fields: Record
 t.test('every tus request is authenticated, and an upload answers only the user who created it', async (t) => {
   const { base, alice, bob } = await serve(t, 'fs')
   t.equal((await tusRequest(`${base}/api/uploads`, 'POST', { 'upload-length': '5', 'upload-metadata': metadata({ path: 'a.txt' }) })).status, 401)
+  t.equal((await tusRequest(`${base}/api/uploads`, 'OPTIONS')).status, 401, 'OPTIONS too')
   const created = await create(base, alice, 10, { path: 'mine.txt' })
   t.equal(created.status, 201)
   const location = created.headers.get('location')!
@@ -191,6 +181,30 @@ t.test('s3: a store that does not answer makes a piece 503 with Retry-After, not
   t.equal((await piece(offset)).status, 204)
   const read = await fetch(`${base}/api/raw/paused.bin`, { headers: bearer(alice) })
   t.ok(Buffer.from(await read.arrayBuffer()).equals(body), 'byte for byte')
+})
+
+t.test('s3: a piece that finds the upload memory budget full is 503 with Retry-After; with room again, it goes in', async (t) => {
+  // The least budget S3 allows: room for one upload's three part buffers.
+  const { base, alice } = await serve(t, 's3', { UPLOAD_MEMORY_BYTES: String(24 * MIB) })
+  // A raw upload in progress holds all of it.
+  const holder = await openSocket(Number(new URL(base).port))
+  holder.on('error', () => {})
+  holder.write(`PUT /api/raw/held.bin HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${alice}\r\nContent-Length: ${64 * MIB}\r\n\r\n`)
+  holder.write(Buffer.alloc(MIB))
+  const piece = (url: string) => tusRequest(url, 'PATCH', { ...bearer(alice), 'upload-offset': '0', 'content-type': 'application/offset+octet-stream' }, new TextEncoder().encode('12345'))
+  let refused: Response | undefined
+  // Until the holder's request reaches its route, a piece still fits: each try is a new upload.
+  await waitFor(async () => {
+    const url = base + (await create(base, alice, 5, { path: 'waits.txt' })).headers.get('location')
+    refused = await piece(url)
+    return refused.status === 503
+  }, { what: 'a piece to be refused while the budget is held' })
+  t.equal(refused!.headers.get('retry-after'), '5')
+  t.same(await refused!.json(), { error: 'too many uploads in progress, try again shortly' })
+  holder.destroy()
+  const url = base + (await create(base, alice, 5, { path: 'fits.txt' })).headers.get('location')
+  await waitFor(async () => (await piece(url)).status === 204, { what: 'the room to come back' })
+  t.pass('a piece fits once the holder is gone')
 })
 
 t.test('a piece at the wrong offset is 409, one of another type or none 415, and OPTIONS names the extensions and the limit', async (t) => {

@@ -1,11 +1,6 @@
 import t, { type Test } from 'tap'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createTestDatabase } from './helpers/db.js'
-import { createKeyIn } from './helpers/keys.js'
-import { serviceEnv, startS3Server } from './helpers/s3.js'
-import { startServerProcess, type ServerProcess } from './helpers/server.js'
+import { startS3Server } from './helpers/s3.js'
+import { startService } from './helpers/service.js'
 
 // Two server processes on one database and one store, as two instances behind a load balancer.
 // Across processes only PostgreSQL's advisory locks keep writers apart: instances sharing a SQLite
@@ -16,32 +11,10 @@ const s3 = skip ? undefined : await startS3Server()
 t.teardown(() => s3?.close())
 
 async function twoInstances (t: Test, driver: 'fs' | 's3') {
-  const database = await createTestDatabase({ shared: true })
-  const storageDir = await mkdtemp(join(tmpdir(), 'stowage-races-'))
-  const key = await createKeyIn(database.url)
-  const env = {
-    DATABASE_URL: database.url,
-    STORAGE_DRIVER: driver,
-    STORAGE_DIR: storageDir,
-    ...serviceEnv(s3!),
-    LOG_LEVEL: 'warn'
-  }
-  const servers = await Promise.all([startServerProcess(env), startServerProcess(env)])
-  t.teardown(async () => {
-    await Promise.all(servers.map(stop))
-    await database.drop()
-    await rm(storageDir, { recursive: true, force: true })
-  })
+  const { servers, auth } = await startService(t, { driver, s3, instances: 2, env: { LOG_LEVEL: 'warn' } })
   const request = (instance: number, method: string, path: string, headers: Record<string, string> = {}, body?: string | Uint8Array) =>
-    fetch(`${servers[instance % 2].url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...headers }, body: body as BodyInit | undefined })
+    fetch(`${servers[instance % 2].url}${path}`, { method, headers: { ...auth, ...headers }, body: body as BodyInit | undefined })
   return { request }
-}
-
-async function stop (server: ServerProcess) {
-  if (server.child.exitCode === null && server.child.signalCode === null) {
-    server.child.kill('SIGKILL')
-    await server.exited
-  }
 }
 
 const WRITERS = 10

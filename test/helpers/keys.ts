@@ -1,3 +1,4 @@
+import bcrypt from 'bcrypt'
 import { createApiKeyRepository } from '../../db/api-keys.js'
 import { openDatabase } from '../../db/dialect.js'
 import { migrateToLatest } from '../../db/migrations.js'
@@ -13,4 +14,25 @@ export async function createKeyIn (url: string, userId = 'alice'): Promise<strin
   } finally {
     await db.destroy()
   }
+}
+
+/** Records bcrypt.compare calls made while `work` runs, and how many ran at once at most. */
+export async function watchCompares (work: () => Promise<unknown>) {
+  const original = bcrypt.compare
+  const seen = { calls: 0, running: 0, maxRunning: 0 }
+  ;(bcrypt as { compare: unknown }).compare = async (...args: Parameters<typeof original>) => {
+    seen.calls++
+    seen.maxRunning = Math.max(seen.maxRunning, ++seen.running)
+    try {
+      return await original(...args)
+    } finally {
+      seen.running--
+    }
+  }
+  try {
+    await work()
+  } finally {
+    ;(bcrypt as { compare: unknown }).compare = original
+  }
+  return seen
 }

@@ -48,3 +48,29 @@ export async function startCuttingProxy (target: URL, after: number) {
     })
   }
 }
+
+/** A connection to a local port, once it is open. */
+export function openSocket (port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => resolve(socket))
+    socket.once('error', reject)
+  })
+}
+
+/** Resolves with everything the server sent once the connection closes. */
+export function answerOnClose (socket: Socket): Promise<string> {
+  let answer = ''
+  socket.on('data', (chunk) => { answer += chunk })
+  socket.on('error', () => {})
+  return new Promise((resolve) => socket.once('close', () => resolve(answer)))
+}
+
+/** Sends `request` as raw bytes over a real socket (what light-my-request and fetch would not send
+ *  as it is) and reads the answer to the end of the connection. */
+export async function rawRequest (port: number, request: string): Promise<{ status: number, head: string, body: string }> {
+  const socket = await openSocket(port)
+  const answer = answerOnClose(socket)
+  socket.end(request)
+  const [head, body = ''] = (await answer).split('\r\n\r\n')
+  return { status: Number(head.split(' ')[1]), head, body }
+}

@@ -22,7 +22,8 @@ export function sha256Of (chunks: Iterable<Buffer>): string {
 
 /** The resident memory of a process, sampled until stop(): the peak growth over its size at start. */
 export function sampleRss (pid: number) {
-  const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024
+  const status = () => { try { return readFileSync(`/proc/${pid}/status`, 'utf8') } catch { return '' } } // gone once it has exited
+  const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(status())?.[1] ?? 0) * 1024
   const start = rss()
   let peak = start
   const timer = setInterval(() => { peak = Math.max(peak, rss()) }, 20)
