@@ -131,6 +131,8 @@ export function stowageOptions (config: Config): StowageOptions {
       tokenUrl: config.OIDC_TOKEN_URL,
       clientId: config.OIDC_CLIENT_ID,
       clientSecret: config.OIDC_CLIENT_SECRET,
+      scope: config.OIDC_SCOPE,
+      publicUrl: config.PUBLIC_URL,
       stsEndpoint: config.STS_ENDPOINT,
       stsRegion: config.STS_REGION,
       credentialsRoleArn: config.CREDENTIALS_ROLE_ARN,

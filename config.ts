@@ -55,6 +55,7 @@ export const ConfigSchema = Type.Object({
   OIDC_TOKEN_URL: Optional(Url('token endpoint of the identity provider')),
   OIDC_CLIENT_ID: Optional(Type.String({ minLength: 1, description: 'a client id' })),
   OIDC_CLIENT_SECRET: Optional(Type.String({ minLength: 1, description: 'a client secret' })),
+  OIDC_SCOPE: Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+( [\\x21\\x23-\\x5b\\x5d-\\x7e]+)*$', default: 'openid offline_access', description: 'scopes separated by spaces' }),
   STS_ENDPOINT: Url('STS endpoint', { default: 'https://sts.amazonaws.com' }),
   STS_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: DEFAULT_REGION, description: 'a region name such as us-east-1' }),
   CREDENTIALS_ROLE_ARN: Optional(Type.String({ pattern: '^arn:aws[a-z-]*:iam::\\d{12}:role/.+$', description: 'an IAM role ARN, arn:aws:iam::<12 digits>:role/<name>' })),

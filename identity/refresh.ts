@@ -1,16 +1,14 @@
 import type { STSClient } from '@aws-sdk/client-sts'
-import { BadGatewayError, dependencyUnavailable, ServiceUnavailableError, UnauthorizedError } from '../errors.js'
+import { BadGatewayError, dependencyUnavailable } from '../errors.js'
 import { isSafeSegment } from '../storage/paths.js'
-import { DEFAULT_UPSTREAM_TIMEOUT_MS, fetchWithTimeout, unobserved, type FailureLog, type ObserveCall } from './http.js'
-
-const TOKEN_ENDPOINT = 'the token endpoint of the identity provider'
+import { DEFAULT_UPSTREAM_TIMEOUT_MS, unobserved, type FailureLog, type ObserveCall } from './http.js'
+import { refusal, type OAuthClient, type ProviderTokens } from './oauth.js'
 
 export interface RefreshOptions {
-  /** Resolves the token endpoint: OIDC_TOKEN_URL, else discovery. Undefined: refresh is off. */
-  tokenEndpoint?: () => Promise<string>
-  clientId?: string
-  clientSecret?: string
+  /** The service's client of the identity provider. */
+  provider: OAuthClient
   userClaim: string
+  /** Unset: tokens come without AWS credentials. */
   roleArn?: string
   durationSeconds: number
   stsEndpoint: string
@@ -22,11 +20,11 @@ export interface RefreshOptions {
   observeCall?: ObserveCall
 }
 
-export interface RefreshedTokens {
-  accessToken: string
-  idToken: string
-  refreshToken?: string
-  credentials: { accessKeyId: string, secretAccessKey: string, sessionToken: string, expiration: string }
+export interface AwsCredentials { accessKeyId: string, secretAccessKey: string, sessionToken: string, expiration: string }
+
+/** The provider's tokens, with AWS credentials for the user's prefix when CREDENTIALS_ROLE_ARN is set. */
+export interface RefreshedTokens extends ProviderTokens {
+  credentials?: AwsCredentials
 }
 
 /** Allows S3 only under the user's own prefix of the bucket: objects there, and listing of it. */
@@ -74,81 +72,53 @@ export function createTokenRefresher (options: RefreshOptions) {
   const failed = (endpoint: string, error: unknown) => options.onUpstreamFailure?.(endpoint, error)
   const observe = options.observeCall ?? unobserved
 
-  async function redeem (refreshToken: string) {
-    const tokenEndpoint = options.tokenEndpoint!
-    const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken })
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }
-    if (options.clientId && options.clientSecret) {
-      headers.authorization = 'Basic ' + Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')
-    } else if (options.clientId) {
-      form.set('client_id', options.clientId)
-    }
-    let response: Response
+  async function credentialsFor (idToken: string): Promise<AwsCredentials> {
+    // The ID token comes straight from the provider over TLS (OIDC Core §3.1.3.7); STS verifies it.
+    const userId = claimsOf(idToken)[options.userClaim]
+    if (!isSafeSegment(userId)) throw new BadGatewayError('the ID token names no usable user')
+    const { bucket, prefix } = options.locate(userId)
+    const { client, AssumeRoleWithWebIdentityCommand } = await stsClient()
+    let answer
     try {
-      const url = await tokenEndpoint()
-      response = await observe('idp', 'token', () => fetchWithTimeout(url, { method: 'POST', headers, body: form }, timeoutMs))
+      answer = await observe('sts', 'assume_role_with_web_identity', () => client.send(new AssumeRoleWithWebIdentityCommand({
+        RoleArn: options.roleArn,
+        RoleSessionName: `stowage-${userId}`.replace(/[^\w+=,.@-]/g, '-').slice(0, 64),
+        WebIdentityToken: idToken,
+        DurationSeconds: options.durationSeconds,
+        Policy: sessionPolicy(bucket, prefix)
+      }), { abortSignal: AbortSignal.timeout(timeoutMs) }))
     } catch (error) {
-      failed(TOKEN_ENDPOINT, error)
-      throw dependencyUnavailable('the identity provider', error)
+      failed('the AWS security token service', error)
+      // An answer with an error status is STS refusing; anything else is STS out of reach.
+      if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode) {
+        throw new BadGatewayError('the AWS security token service refused or failed')
+      }
+      throw dependencyUnavailable('the AWS security token service', error)
     }
-    let body: Record<string, unknown>
-    try {
-      body = await response.json() as Record<string, unknown>
-    } catch (error) {
-      failed(TOKEN_ENDPOINT, error)
-      throw new BadGatewayError('the identity provider answered something other than JSON')
+    const credentials = answer.Credentials
+    if (!credentials?.AccessKeyId || !credentials.SecretAccessKey || !credentials.SessionToken || !credentials.Expiration) {
+      throw new BadGatewayError('the AWS security token service returned no credentials')
     }
-    // RFC 6749 §5.2: a refused grant is invalid_grant (400) or a client error (401).
-    if (response.status === 400 || response.status === 401) throw new UnauthorizedError()
-    const { access_token: accessToken, id_token: idToken, refresh_token: rotated } = body ?? {}
-    if (!response.ok || typeof accessToken !== 'string' || typeof idToken !== 'string') {
-      failed(TOKEN_ENDPOINT, new Error(`answered ${response.status}`))
-      throw new BadGatewayError('the identity provider failed to refresh the tokens')
+    return {
+      accessKeyId: credentials.AccessKeyId,
+      secretAccessKey: credentials.SecretAccessKey,
+      sessionToken: credentials.SessionToken,
+      expiration: credentials.Expiration.toISOString()
     }
-    return { accessToken, idToken, refreshToken: typeof rotated === 'string' && rotated !== refreshToken ? rotated : undefined }
+  }
+
+  /** What every grant answers: the provider's tokens, and credentials when the deployment hands them out. */
+  async function withCredentials (tokens: ProviderTokens): Promise<RefreshedTokens> {
+    return options.roleArn ? { ...tokens, credentials: await credentialsFor(tokens.idToken) } : tokens
   }
 
   return {
+    withCredentials,
+
     async refresh (refreshToken: string): Promise<RefreshedTokens> {
-      if (!options.tokenEndpoint || !options.roleArn) throw new ServiceUnavailableError('token refresh is not configured')
-      const tokens = await redeem(refreshToken)
-      // The ID token comes straight from the provider over TLS (OIDC Core §3.1.3.7); STS verifies it.
-      const userId = claimsOf(tokens.idToken)[options.userClaim]
-      if (!isSafeSegment(userId)) throw new BadGatewayError('the ID token names no usable user')
-      const { bucket, prefix } = options.locate(userId)
-      const { client, AssumeRoleWithWebIdentityCommand } = await stsClient()
-      let answer
-      try {
-        answer = await observe('sts', 'assume_role_with_web_identity', () => client.send(new AssumeRoleWithWebIdentityCommand({
-          RoleArn: options.roleArn,
-          RoleSessionName: `stowage-${userId}`.replace(/[^\w+=,.@-]/g, '-').slice(0, 64),
-          WebIdentityToken: tokens.idToken,
-          DurationSeconds: options.durationSeconds,
-          Policy: sessionPolicy(bucket, prefix)
-        }), { abortSignal: AbortSignal.timeout(timeoutMs) }))
-      } catch (error) {
-        failed('the AWS security token service', error)
-        // An answer with an error status is STS refusing; anything else is STS out of reach.
-        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode) {
-          throw new BadGatewayError('the AWS security token service refused or failed')
-        }
-        throw dependencyUnavailable('the AWS security token service', error)
-      }
-      const credentials = answer.Credentials
-      if (!credentials?.AccessKeyId || !credentials.SecretAccessKey || !credentials.SessionToken || !credentials.Expiration) {
-        throw new BadGatewayError('the AWS security token service returned no credentials')
-      }
-      return {
-        accessToken: tokens.accessToken,
-        idToken: tokens.idToken,
-        ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
-        credentials: {
-          accessKeyId: credentials.AccessKeyId,
-          secretAccessKey: credentials.SecretAccessKey,
-          sessionToken: credentials.SessionToken,
-          expiration: credentials.Expiration.toISOString()
-        }
-      }
+      const tokens = await options.provider.refresh(refreshToken).catch((error: unknown) => { throw refusal(error) })
+      // A provider that keeps the same refresh token says nothing new.
+      return withCredentials(tokens.refreshToken === refreshToken ? { ...tokens, refreshToken: undefined } : tokens)
     },
 
     close () {

@@ -129,6 +129,13 @@ function asAuthFunction (method: Authenticator): AuthFunction {
   }
 }
 
+/** For routes authenticated by what they carry (a refresh token, a code): `admit` refuses an address
+ *  that keeps failing, `count` counts each 401 against it, as the chain does. */
+export interface FailureLimitHooks {
+  admit (request: FastifyRequest): Promise<void>
+  count (request: FastifyRequest, reply: FastifyReply): Promise<void>
+}
+
 export interface AuthPluginOptions {
   /** Further methods, tried in order after those built from the app's decorators. */
   authenticators?: Authenticator[]
@@ -178,4 +185,8 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
     })
   }
   app.decorate('stowageAuthenticate', authenticate)
+  app.decorate('stowageLimitFailures', {
+    admit: async (request: FastifyRequest) => admitCostlyCheck(request)(),
+    count: async (request: FastifyRequest, reply: FastifyReply) => { if (reply.statusCode === 401) addressFailures.fail(request.ip) }
+  } satisfies FailureLimitHooks)
 }, { name: 'stowage-auth', fastify: '5.x', dependencies: ['stowage-identity'] })

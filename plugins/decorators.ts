@@ -4,6 +4,7 @@ import type { Database } from '../db/types.js'
 import type { KeyService } from '../keys/service.js'
 import type { FileService } from '../storage/files.js'
 import type { Metrics } from '../metrics/metrics.js'
+import type { FailureLimitHooks } from './auth.js'
 import type { HealthReport } from './health.js'
 import type { IdentityService } from './identity.js'
 
@@ -19,6 +20,8 @@ export interface StowageDecorators {
   stowageIdentity: IdentityService
   /** The authentication chain as one hook: JWT, then API key, then AWS-signed identity. */
   stowageAuthenticate: preHandlerHookHandler
+  /** The chain's per-address failure limit, for routes authenticated by what they carry. */
+  stowageLimitFailures: FailureLimitHooks
   /** Readiness: the database and the file store, each within its own deadline. */
   stowageCheckHealth: () => Promise<HealthReport>
   /** With `metrics` on: Stowage's Prometheus registry and instruments. */

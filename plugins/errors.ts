@@ -2,10 +2,14 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
+import { resourceMetadataOf } from './identity.js'
 import { isRetriedSoon, RangeNotSatisfiableError, RETRY_AFTER_SECONDS, TooManyAttemptsError } from '../errors.js'
 
-function sendUnauthorized (reply: FastifyReply) {
-  return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'Unauthorized' })
+function sendUnauthorized (request: FastifyRequest, reply: FastifyReply) {
+  // RFC 9728 §5.1: where a client that has no token learns how to get one.
+  const metadata = resourceMetadataOf(request)
+  const challenge = metadata ? `Bearer resource_metadata="${metadata.metadataUrl}"` : 'Bearer'
+  return reply.code(401).header('www-authenticate', challenge).send({ error: 'Unauthorized' })
 }
 
 const CLEARER: Record<string, string> = {
@@ -18,7 +22,7 @@ export function errorHandler (error: FastifyError, request: FastifyRequest, repl
   const message = CLEARER[error.code] ?? error.message
   // Nobody reads this answer; an operator (and a test) learns here that the request is over.
   if (request.raw.socket?.destroyed) request.log.info({ statusCode: status, reason: message }, 'request ended after the client left')
-  if (status === 401) return sendUnauthorized(reply)
+  if (status === 401) return sendUnauthorized(request, reply)
   if (status >= 500 && status !== 502 && status !== 503) {
     request.log.error({ err: error }, 'request failed')
     return reply.code(500).send({ error: 'Internal Server Error' })
@@ -29,7 +33,8 @@ export function errorHandler (error: FastifyError, request: FastifyRequest, repl
   if (error instanceof RangeNotSatisfiableError) reply.header('content-range', `bytes */${error.size}`)
   // A refusal before the body was read whole (413, 412, 503): the rest is not worth reading.
   if (!request.raw.complete) closeAfterLinger(request, reply)
-  return reply.code(status).send({ error: message })
+  const { publicCode } = error as { publicCode?: string }
+  return reply.code(status).send(publicCode ? { error: message, code: publicCode } : { error: message })
 }
 
 const LINGER_MS = 2000

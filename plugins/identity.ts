@@ -1,11 +1,14 @@
 import fp from 'fastify-plugin'
+import type { FastifyRequest } from 'fastify'
 import type { Algorithm } from 'fast-jwt'
 import { createOrganizationRepository, type OrganizationRepository } from '../db/organizations.js'
 import { createAwsCallerVerifier, type AwsCallerVerifier } from '../identity/aws-caller.js'
 import { createDiscovery } from '../identity/discovery.js'
 import { createFailureLog, type Logger, type ObserveCall } from '../identity/http.js'
 import { createJwtVerifier, type JwtVerifier } from '../identity/jwt.js'
+import { createOAuthClient } from '../identity/oauth.js'
 import { createTokenRefresher, type TokenRefresher } from '../identity/refresh.js'
+import { createSignIn, type SignIn } from '../identity/signin.js'
 import { stowageOf } from './decorators.js'
 import { DEFAULT_REGION } from '../defaults.js'
 
@@ -24,9 +27,13 @@ export interface IdentityPluginOptions {
   tokenUrl?: string
   clientId?: string
   clientSecret?: string
+  /** What clients ask the provider for when they sign in. */
+  scope?: string
+  /** PUBLIC_URL: the resource clients sign in for, and the console's redirect URIs. */
+  publicUrl?: string
   stsEndpoint?: string
   stsRegion?: string
-  /** Unset: refresh answers 503. */
+  /** Unset: tokens come without AWS credentials. */
   credentialsRoleArn?: string
   credentialsTtlSeconds?: number
   /** Unset turns the AWS-signed caller identity method off. */
@@ -43,6 +50,9 @@ export interface IdentityService {
   /** Undefined when no issuer is configured. */
   jwt?: JwtVerifier
   refresher: TokenRefresher
+  signIn: SignIn
+  /** RFC 9728: where clients sign in for this service; undefined when no issuer is configured. */
+  protectedResource?: { authorizationServer: string, clientId?: string, scopes: string[], publicUrl?: string }
   /** Undefined when no AWS_AUTH_SERVER_ID is configured. */
   awsCaller?: AwsCallerVerifier
 }
@@ -58,16 +68,22 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
   const onUpstreamFailure = createFailureLog(options.log)
   const { observeCall } = options
   const discover = issuer ? createDiscovery(issuer, options.upstreamTimeoutMs, observeCall) : undefined
-  const discovered = async (field: 'jwks_uri' | 'token_endpoint') => {
+  const discovered = async (field: 'jwks_uri') => {
     const value = discover ? (await discover())[field] : undefined
     if (typeof value !== 'string') throw new Error(`the identity provider publishes no ${field}`)
     return value
   }
-  const tokenUrl = options.tokenUrl
-  const refresher = createTokenRefresher({
-    tokenEndpoint: tokenUrl ? async () => tokenUrl : discover ? () => discovered('token_endpoint') : undefined,
+  const provider = createOAuthClient({
+    issuer,
+    tokenUrl: options.tokenUrl,
     clientId: options.clientId,
     clientSecret: options.clientSecret,
+    timeoutMs: options.upstreamTimeoutMs,
+    onUpstreamFailure,
+    observeCall
+  })
+  const refresher = createTokenRefresher({
+    provider,
     userClaim: options.userClaim ?? 'sub',
     roleArn: options.credentialsRoleArn,
     durationSeconds: options.credentialsTtlSeconds ?? 3600,
@@ -81,10 +97,14 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
   const awsCaller = options.awsAuthServerId
     ? createAwsCallerVerifier({ stsEndpoint, serverId: options.awsAuthServerId, organizations, timeoutMs: options.upstreamTimeoutMs, onUpstreamFailure, observeCall, stsConcurrency: options.stsConcurrency })
     : undefined
-  if (!issuer) return { refresher, awsCaller }
+  const scope = options.scope ?? 'openid offline_access'
+  const signIn = createSignIn({ provider, refresher, publicUrl: options.publicUrl, scope })
+  if (!issuer) return { refresher, signIn, awsCaller }
   const jwksUrl = async () => options.jwksUrl ?? discovered('jwks_uri')
   return {
     refresher,
+    signIn,
+    protectedResource: { authorizationServer: issuer, clientId: options.clientId, scopes: scope.split(' '), publicUrl: options.publicUrl },
     awsCaller,
     jwt: createJwtVerifier({
       issuer,
@@ -98,6 +118,21 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
       onUpstreamFailure,
       observeCall
     })
+  }
+}
+
+/** RFC 9728's metadata of the service as clients reach it; undefined when no identity provider is configured. */
+export function resourceMetadataOf (request: FastifyRequest) {
+  const resource = stowageOf(request.server).stowageIdentity?.protectedResource
+  if (!resource) return undefined
+  const base = `${resource.publicUrl?.replace(/\/$/, '') ?? `${request.protocol}://${request.host}`}${request.server.prefix}`
+  return {
+    resource: base,
+    authorization_servers: [resource.authorizationServer],
+    bearer_methods_supported: ['header'],
+    scopes_supported: resource.scopes,
+    ...(resource.clientId ? { client_id: resource.clientId } : {}),
+    metadataUrl: `${base}/.well-known/oauth-protected-resource`
   }
 }
 

@@ -3,7 +3,8 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 // $ids carry a Stowage prefix: they share one namespace with a host app's schemas, and name the
 // types of generated clients, where a plain `Error` would shadow the language's own.
 export const ErrorSchema = Type.Object({
-  error: Type.String({ description: 'What went wrong, for a person to read' })
+  error: Type.String({ description: 'What went wrong, for a person to read' }),
+  code: Type.Optional(Type.String({ description: 'A machine-readable reason where one is defined: RFC 8628\'s authorization_pending, slow_down and expired_token' }))
 }, { $id: 'StowageError', description: 'Every error answer has this shape' })
 export type ErrorBody = Static<typeof ErrorSchema>
 
@@ -15,7 +16,7 @@ const REFUSALS: Record<number, { description: string, headers?: Record<string, o
   400: { description: 'The request is malformed; `error` says how' },
   401: {
     description: 'No credentials, or none that any method accepts (the same answer whichever failed)',
-    headers: { 'WWW-Authenticate': { type: 'string', description: 'Always `Bearer`' } }
+    headers: { 'WWW-Authenticate': { type: 'string', description: '`Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured' } }
   },
   404: { description: 'Not found, or not yours' },
   412: { description: 'If-Match or If-None-Match does not hold: nothing was changed' },

@@ -23,8 +23,11 @@ t.test('GET /openapi.json documents every route with a stable operationId, a des
   t.same(doc.servers, [{ url: '/', description: 'Where this document is served' }])
   t.same(doc.components.schemas.StowageError, {
     type: 'object', required: ['error'], description: 'Every error answer has this shape',
-    properties: { error: { type: 'string', description: 'What went wrong, for a person to read' } }
-  }, 'the error schema has a name of its own and only the field that is sent')
+    properties: {
+      error: { type: 'string', description: 'What went wrong, for a person to read' },
+      code: { type: 'string', description: 'A machine-readable reason where one is defined: RFC 8628\'s authorization_pending, slow_down and expired_token' }
+    }
+  }, 'the error schema has a name of its own and only the fields that are sent')
   t.notOk(doc.components.schemas.Error)
   t.match(doc.components.securitySchemes, {
     identityProviderJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

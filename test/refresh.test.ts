@@ -123,19 +123,27 @@ t.test('an STS that stops answering is 503 within UPSTREAM_TIMEOUT_MS, retries i
   t.equal((await refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })).statusCode, 200)
 })
 
-t.test('without CREDENTIALS_ROLE_ARN refresh is 503: not configured', async (t) => {
+t.test('without CREDENTIALS_ROLE_ARN refresh answers tokens and no credentials; without a client, 503: not configured', async (t) => {
   const { refresh } = await setup(t, { CREDENTIALS_ROLE_ARN: undefined })
+  const callsBefore = sts.state.calls.length
   const res = await refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })
-  t.equal(res.statusCode, 503)
-  t.match(res.json(), { error: /not configured/ })
-  t.notOk('retry-after' in res.headers, 'no Retry-After: trying again will not help')
+  t.equal(res.statusCode, 200)
+  t.type(res.json().accessToken, 'string')
+  t.notOk('credentials' in res.json(), 'no AWS credentials')
+  t.equal(sts.state.calls.length, callsBefore, 'STS not asked')
+
+  const unconfigured = await setup(t, { OIDC_CLIENT_ID: undefined, OIDC_CLIENT_SECRET: undefined })
+  const refused = await unconfigured.refresh({ refreshToken: idp.addRefreshGrant({ userId: 'alice' }) })
+  t.equal(refused.statusCode, 503)
+  t.match(refused.json(), { error: /not configured/ })
+  t.notOk('retry-after' in refused.headers, 'no Retry-After: trying again will not help')
 })
 
 t.test('refresh tokens and issued secrets never reach the logs', async (t) => {
   const lines: string[] = []
   const { app, close } = await buildTestApp({
     idp,
-    env: { STS_ENDPOINT: sts.endpoint, CREDENTIALS_ROLE_ARN: ROLE_ARN, LOG_LEVEL: 'trace' },
+    env: { STS_ENDPOINT: sts.endpoint, CREDENTIALS_ROLE_ARN: ROLE_ARN, OIDC_CLIENT_ID: 'stowage', LOG_LEVEL: 'trace' },
     logStream: { write: (line) => { lines.push(line) } }
   })
   t.teardown(close)

@@ -62,9 +62,12 @@ export async function startIdp () {
       const grant = form.grant_type === 'refresh_token' ? grants.get(form.refresh_token ?? '') : undefined
       if (!grant) return send(res, 400, { error: 'invalid_grant' })
       const claims = { sub: grant.userId, ...(grant.orgId ? { org_id: grant.orgId } : {}) }
+      // An ID token is for the client that asked (OIDC Core §2), an access token for the API.
+      const basic = /^Basic (.+)$/.exec(req.headers.authorization ?? '')?.[1]
+      const clientId = basic ? decodeURIComponent(Buffer.from(basic, 'base64').toString().split(':')[0]) : form.client_id
       return send(res, 200, {
         access_token: token(claims),
-        id_token: token(claims),
+        id_token: token(claims, { audience: clientId }),
         refresh_token: grant.refreshToken,
         token_type: 'Bearer',
         expires_in: 3600

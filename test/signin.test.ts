@@ -1,0 +1,145 @@
+import t, { type Test } from 'tap'
+import { createHash, randomBytes } from 'node:crypto'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { OIDC_AUDIENCE, OIDC_CLIENT, startOidcProvider } from './helpers/oidc.js'
+import { startSts } from './helpers/sts.js'
+import { captureLogs } from './helpers/wait.js'
+
+const idp = await startOidcProvider({ deviceCodeTtl: 3 })
+const sts = await startSts()
+t.teardown(async () => { await idp.close(); await sts.close() })
+
+const REDIRECT = 'http://127.0.0.1:53682/callback'
+
+async function serve (t: Test, env: Record<string, string | undefined> = {}) {
+  const logs = captureLogs()
+  const test = await buildTestApp({
+    env: { ...idp.serviceEnv, JWT_AUDIENCE: OIDC_AUDIENCE, STS_ENDPOINT: sts.endpoint, CREDENTIALS_ROLE_ARN: 'arn:aws:iam::123456789012:role/stowage-users', LOG_LEVEL: 'trace', ...env },
+    logStream: logs.stream
+  })
+  t.teardown(test.close)
+  const post = (url: string, payload?: object) => test.app.inject({ method: 'POST', url, payload })
+  return { ...test, logs, post }
+}
+
+/** What a client does before it asks the service: a PKCE pair, the authorization URL, the person's sign-in. */
+async function authorize (login: string, { method = 'S256', redirectUri = REDIRECT } = {}) {
+  const codeVerifier = randomBytes(32).toString('base64url')
+  const challenge = method === 'S256' ? createHash('sha256').update(codeVerifier).digest('base64url') : codeVerifier
+  const url = new URL(`${idp.issuer}/auth`)
+  for (const [name, value] of Object.entries({
+    client_id: OIDC_CLIENT.id, response_type: 'code', scope: 'openid offline_access', prompt: 'consent',
+    redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: method, state: 'some-state'
+  })) url.searchParams.set(name, value)
+  const landed = new URL(await idp.signIn(url.toString(), login))
+  const code = landed.searchParams.get('code')
+  if (!code) throw new Error(`no code: ${landed.searchParams.get('error')}`)
+  return { code, codeVerifier, redirectUri }
+}
+
+t.test('the protected resource metadata names the provider and the client; every 401 points at it', async (t) => {
+  const { app } = await serve(t, { PUBLIC_URL: 'https://files.example.com' })
+  const res = await app.inject({ url: '/.well-known/oauth-protected-resource' })
+  t.equal(res.statusCode, 200)
+  t.same(res.json(), {
+    resource: 'https://files.example.com',
+    authorization_servers: [idp.issuer],
+    bearer_methods_supported: ['header'],
+    scopes_supported: ['openid', 'offline_access'],
+    client_id: OIDC_CLIENT.id
+  })
+  const refused = await app.inject({ url: '/api/files' })
+  t.equal(refused.statusCode, 401)
+  t.equal(refused.headers['www-authenticate'], 'Bearer resource_metadata="https://files.example.com/.well-known/oauth-protected-resource"')
+
+  const { app: plain, close } = await buildTestApp()
+  t.teardown(close)
+  t.equal((await plain.inject({ url: '/.well-known/oauth-protected-resource' })).statusCode, 404, 'no provider: 404')
+  t.equal((await plain.inject({ url: '/api/files' })).headers['www-authenticate'], 'Bearer')
+})
+
+t.test('an authorization code and its verifier become tokens, a refresh token and scoped credentials; the tokens work', async (t) => {
+  const { app, post, logs } = await serve(t)
+  const { code, codeVerifier, redirectUri } = await authorize('alice')
+  const res = await post('/api/auth/token', { code, codeVerifier, redirectUri })
+  t.equal(res.statusCode, 200, res.payload)
+  const body = res.json()
+  t.match(body, { accessToken: String, idToken: String, refreshToken: String, expiresIn: Number, credentials: { accessKeyId: /^ASIA/ } })
+  t.equal((await app.inject({ url: '/api/auth/credentials', headers: bearer(body.accessToken) })).json().userId, 'alice', 'the access token is a JWT the chain accepts')
+
+  const refreshed = await post('/api/auth/refresh', { refreshToken: body.refreshToken })
+  t.equal(refreshed.statusCode, 200)
+  t.not(refreshed.json().refreshToken, body.refreshToken, 'the provider rotated it')
+  const replayed = await post('/api/auth/refresh', { refreshToken: body.refreshToken })
+  t.equal(replayed.statusCode, 401, 'a used refresh token is refused')
+  t.equal((await post('/api/auth/refresh', { refreshToken: refreshed.json().refreshToken })).statusCode, 401, 'and the provider revoked the grant it came from')
+
+  const text = logs.text()
+  for (const secret of [code!, codeVerifier, body.refreshToken, body.accessToken, body.credentials.secretAccessKey]) {
+    t.notOk(text.includes(secret), 'no code, verifier or token in the log')
+  }
+})
+
+t.test('refused exchanges: a wrong verifier, a reused code, a plain challenge, a redirect URI outside the allowlist', async (t) => {
+  const { post } = await serve(t, { PUBLIC_URL: 'https://files.example.com' })
+  const first = await authorize('alice')
+  const wrong = await post('/api/auth/token', { ...first, codeVerifier: randomBytes(32).toString('base64url') })
+  t.equal(wrong.statusCode, 401, 'a wrong verifier')
+  t.same(wrong.json(), { error: 'Unauthorized' })
+
+  const second = await authorize('alice')
+  t.equal((await post('/api/auth/token', second)).statusCode, 200)
+  t.equal((await post('/api/auth/token', second)).statusCode, 401, 'a code used once already')
+
+  await t.rejects(authorize('alice', { method: 'plain' }), /no code: invalid_request/, 'the provider issues no code for a plain challenge')
+
+  for (const redirectUri of ['https://evil.example.com/callback', 'http://localhost:5000/cb', 'http://127.0.0.1/no-port', 'https://files.example.com/other/', 'http://127.0.0.1:5000/cb#fragment']) {
+    const refused = await post('/api/auth/token', { ...(await authorize('alice')), redirectUri })
+    t.equal(refused.statusCode, 400, redirectUri)
+    t.match(refused.json(), { error: /redirectUri/ })
+  }
+  t.equal((await post('/api/auth/token', { code: 'x', codeVerifier: 'too-short', redirectUri: REDIRECT })).statusCode, 400, 'a verifier that is not one')
+  t.equal((await post('/api/auth/token', { code: 'x' })).statusCode, 400, 'a body that is neither grant')
+})
+
+t.test('the device grant: pending, approved; denied; expired', async (t) => {
+  const { post, app } = await serve(t)
+  const started = await post('/api/auth/device')
+  t.equal(started.statusCode, 200)
+  const device = started.json()
+  t.match(device, { deviceCode: String, userCode: String, verificationUri: String, expiresIn: Number, interval: Number })
+  const pending = await post('/api/auth/token', { deviceCode: device.deviceCode })
+  t.equal(pending.statusCode, 400)
+  t.match(pending.json(), { error: String, code: 'authorization_pending' })
+  await idp.approveDevice(device.verificationUri, device.userCode, 'bob')
+  const approved = await post('/api/auth/token', { deviceCode: device.deviceCode })
+  t.equal(approved.statusCode, 200, approved.payload)
+  t.equal((await app.inject({ url: '/api/auth/credentials', headers: bearer(approved.json().accessToken) })).json().userId, 'bob')
+
+  const denied = (await post('/api/auth/device')).json()
+  await idp.approveDevice(denied.verificationUri, denied.userCode, 'bob', false)
+  t.equal((await post('/api/auth/token', { deviceCode: denied.deviceCode })).statusCode, 401, 'denied')
+
+  const expiring = (await post('/api/auth/device')).json()
+  await new Promise((resolve) => setTimeout(resolve, (expiring.expiresIn + 1) * 1000))
+  const expired = await post('/api/auth/token', { deviceCode: expiring.deviceCode })
+  t.equal(expired.statusCode, 400)
+  t.match(expired.json(), { code: 'expired_token' })
+})
+
+t.test('logout revokes the refresh token at the provider', async (t) => {
+  const { post } = await serve(t)
+  const tokens = (await post('/api/auth/token', await authorize('carol'))).json()
+  const out = await post('/api/auth/logout', { refreshToken: tokens.refreshToken })
+  t.equal(out.statusCode, 204)
+  t.equal((await post('/api/auth/refresh', { refreshToken: tokens.refreshToken })).statusCode, 401, 'the provider refuses it afterwards')
+  t.equal((await post('/api/auth/logout', {})).statusCode, 400)
+})
+
+t.test('these routes count against the per-address failure limit', async (t) => {
+  const { post } = await serve(t, { AUTH_FAILURES_PER_ADDRESS: '3' })
+  for (let i = 0; i < 3; i++) t.equal((await post('/api/auth/refresh', { refreshToken: `made-up-${i}` })).statusCode, 401)
+  const throttled = await post('/api/auth/token', await authorize('dave'))
+  t.equal(throttled.statusCode, 429)
+  t.ok(throttled.headers['retry-after'])
+})
