@@ -8,15 +8,17 @@ import { parseArgs } from 'node:util'
 import type { AwsCredentials } from '../identity/aws-signing.js'
 import { checkFilePath, checkPrefix } from '../storage/paths.js'
 import { readSettings, settingsPath, writeSettings, type ClientSettings } from './config-file.js'
+import { claimsOf, createSession, signedIn, type Session } from './session.js'
+import { signInWithBrowser, signInWithDevice } from './signin.js'
 import { syncFolder } from './sync.js'
 import { uploadResumable } from './resumable.js'
-import { causeOf, UsageError, type CliIo } from './io.js'
+import { causeOf, RequestFailed, UsageError, type CliIo } from './io.js'
 import { createProgress } from './progress.js'
 import { DEFAULT_REGION } from '../defaults.js'
 
 export interface AwsCredentialSource { (): Promise<AwsCredentials & { expiration?: Date }> }
 
-export class RequestFailed extends Error {}
+export { RequestFailed }
 
 const DEFAULT_RESUMABLE_BYTES = 64 * 1024 * 1024
 
@@ -53,8 +55,9 @@ const remotePrefix = (prefix: string) => checkedLocally(() => checkPrefix(prefix
 /** The AWS SDK is loaded only in aws-sso mode: it costs about 0.4 s to load. */
 const defaultAwsCredentials: AwsCredentialSource = async () => (await import('@aws-sdk/credential-providers')).fromNodeProviderChain()()
 
-async function authHeaders (settings: ClientSettings, awsCredentials: AwsCredentialSource): Promise<Record<string, string>> {
+async function authHeaders (settings: ClientSettings, awsCredentials: AwsCredentialSource, session?: Session): Promise<Record<string, string>> {
   if (settings.mode === 'api-key') return { authorization: `Bearer ${settings.apiKey}` }
+  if (settings.mode === 'oidc') return { authorization: `Bearer ${await session!.accessToken()}` }
   let credentials
   try {
     credentials = await awsCredentials()
@@ -116,9 +119,11 @@ function fileBody (local: string, size: number, onBytes: (n: number) => void): R
 /** An ETag as the server sends it: quoted. `ls --long` shows them quoted, but a pasted one may not be. */
 const quotedEtag = (etag: string) => /^(W\/)?".*"$/.test(etag) ? etag : `"${etag}"`
 
-function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSource) {
+function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSource, env: Record<string, string | undefined>) {
   // Joined, not resolved: a base URL with a path (https://host/stowage) keeps it.
   const base = settings.url.replace(/\/+$/, '')
+  const session = settings.mode === 'oidc' ? createSession(env, settings) : undefined
+  const headers = () => authHeaders(settings, awsCredentials, session)
   const reach = async <T>(send: () => Promise<T>): Promise<T> => {
     try {
       return await send()
@@ -127,9 +132,11 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
       throw new RequestFailed(`cannot reach ${settings.url} (${causeOf(error)})`)
     }
   }
-  const refusal = (status: number, message: string) => status === 401 && settings.mode === 'api-key'
-    ? new RequestFailed('401: the API key was refused (revoked, expired, or for another service); run "stowage login" with a valid key')
-    : new RequestFailed(`${status}: ${message}`)
+  const refusal = (status: number, message: string) => status !== 401 || settings.mode === 'aws-sso'
+    ? new RequestFailed(`${status}: ${message}`)
+    : new RequestFailed(settings.mode === 'api-key'
+      ? '401: the API key was refused (revoked, expired, or for another service); run "stowage login" with a valid key'
+      : '401: the sign-in was refused; run "stowage login"')
   const interpret = ({ status, statusText, contentType, text }: Answer) => {
     let parsed
     try {
@@ -144,14 +151,23 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
   const refused = async (answer: Response) => interpret({
     status: answer.status, statusText: answer.statusText, contentType: answer.headers.get('content-type'), text: await answer.text()
   })
+  const send = async (method: string, path: string, body: unknown, extraHeaders: Record<string, string>) => {
+    const sent = { ...await headers(), ...extraHeaders, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }
+    return reach(async () => {
+      const response = await fetch(base + path, { method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body) })
+      return { status: response.status, statusText: response.statusText, contentType: response.headers.get('content-type'), text: await response.text() }
+    })
+  }
   return {
+    session,
     async call (method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<any> {
-      const headers = { ...await authHeaders(settings, awsCredentials), ...extraHeaders }
-      if (body !== undefined) headers['content-type'] = 'application/json'
-      return interpret(await reach(async () => {
-        const response = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
-        return { status: response.status, statusText: response.statusText, contentType: response.headers.get('content-type'), text: await response.text() }
-      }))
+      let answer = await send(method, path, body, extraHeaders)
+      // An access token revoked before its time: renewed once, and the request sent again.
+      if (answer.status === 401 && session) {
+        await session.afterRefused()
+        answer = await send(method, path, body, extraHeaders)
+      }
+      return interpret(answer)
     },
     /**
      * The file at `remote`: in one streamed PUT /api/raw, with its length declared so that a 413 or
@@ -165,14 +181,14 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
       if (size >= Number(io.env.STOWAGE_RESUMABLE_BYTES || DEFAULT_RESUMABLE_BYTES)) {
         written = await uploadResumable({
           base,
-          headers: () => authHeaders(settings, awsCredentials),
+          headers,
           stateDir: join(dirname(settingsPath(io.env)), 'uploads'),
           failure: (message) => new RequestFailed(message),
           refused: refusal
         }, remote, local, contentType, conditions, progress.advance)
       } else {
-        const headers = { ...await authHeaders(settings, awsCredentials), ...conditions, 'content-type': contentType, 'content-length': String(size) }
-        written = interpret(await reach(() => streamRequest(`${base}/api/raw/${remotePath(remote)}`, headers, fileBody(local, size, progress.advance))))
+        const sent = { ...await headers(), ...conditions, 'content-type': contentType, 'content-length': String(size) }
+        written = interpret(await reach(() => streamRequest(`${base}/api/raw/${remotePath(remote)}`, sent, fileBody(local, size, progress.advance))))
       }
       progress.finish()
       return written
@@ -188,9 +204,9 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
       const etagFile = `${partial}.etag`
       const have = await stat(partial).then((s) => s.size, () => 0)
       const etag = have > 0 ? await readFile(etagFile, 'utf8').catch(() => undefined) : undefined
-      const headers: Record<string, string> = await authHeaders(settings, awsCredentials)
-      if (etag) Object.assign(headers, { range: `bytes=${have}-`, 'if-range': etag })
-      const answer = await reach(() => fetch(base + path, { headers }))
+      const sent: Record<string, string> = await headers()
+      if (etag) Object.assign(sent, { range: `bytes=${have}-`, 'if-range': etag })
+      const answer = await reach(() => fetch(base + path, { headers: sent }))
       if (answer.status === 416 && etag) {
         // The part is already whole: the file was fully read before the rename was missed.
         await answer.body?.cancel()
@@ -221,8 +237,7 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
 
     /** GET /api/raw to standard output, as it arrives. */
     async stream (path: string, io: CliIo) {
-      const headers = await authHeaders(settings, awsCredentials)
-      const answer = await reach(() => fetch(base + path, { headers }))
+      const answer = await reach(async () => fetch(base + path, { headers: await headers() }))
       if (answer.status !== 200) await refused(answer)
       // Standard output is a stream with backpressure in the command, a plain sink in tests.
       const out = io.stdout as unknown as Partial<NodeJS.EventEmitter>
@@ -242,6 +257,7 @@ async function login (args: string[], io: CliIo, awsCredentials: AwsCredentialSo
     args,
     options: {
       url: { type: 'string' }, 'api-key': { type: 'string' }, 'aws-sso': { type: 'boolean' }, 'server-id': { type: 'string' },
+      device: { type: 'boolean' }, 'no-browser': { type: 'boolean' },
       'sts-region': { type: 'string', default: DEFAULT_REGION }, 'sts-endpoint': { type: 'string' }, json: { type: 'boolean' }
     }
   })
@@ -255,13 +271,31 @@ async function login (args: string[], io: CliIo, awsCredentials: AwsCredentialSo
       url: values.url, mode: 'aws-sso', serverId: values['server-id'], stsRegion: region,
       stsEndpoint: values['sts-endpoint'] ?? 'https://sts.amazonaws.com'
     }
-  } else {
-    if (!values['api-key']) throw new UsageError('login needs --api-key KEY, or --aws-sso --server-id ID')
+  } else if (values['api-key']) {
+    if (values.device || values['no-browser']) throw new UsageError('--device and --no-browser are for signing in through the identity provider, not with --api-key')
     settings = { url: values.url, mode: 'api-key', apiKey: values['api-key'] }
+  } else {
+    const base = values.url.replace(/\/+$/, '')
+    const answer = values.device ? await signInWithDevice(base, io) : await signInWithBrowser(base, io, { browser: values['no-browser'] !== true })
+    settings = signedIn(values.url, answer)
   }
-  const whoami = await createApi(settings, awsCredentials).call('GET', '/api/auth/credentials')
+  const whoami = await createApi(settings, awsCredentials, io.env).call('GET', '/api/auth/credentials')
   const path = await writeSettings(io.env, settings)
   print(io, values.json === true, { ...whoami, config: path }, `Logged in to ${settings.url} as ${whoami.userId}; settings in ${path}\n`)
+}
+
+/** Revokes the refresh token where the provider can, and forgets the settings either way. */
+async function logout (settings: ClientSettings, io: CliIo, json: boolean) {
+  let revoked = false
+  if (settings.mode === 'oidc') {
+    const response = await fetch(`${settings.url.replace(/\/+$/, '')}/api/auth/logout`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: settings.refreshToken })
+    }).catch(() => undefined)
+    revoked = response?.status === 204
+    if (!revoked) io.stderr.write('stowage: the sign-in could not be revoked at the identity provider; it ends when the provider says\n')
+  }
+  await rm(settingsPath(io.env), { force: true })
+  print(io, json, { loggedOut: true, revoked }, `Logged out of ${settings.url}${settings.mode === 'api-key' ? ' (the API key itself still works until revoked: stowage keys revoke ID)' : ''}\n`)
 }
 
 export async function runClient (command: string, args: string[], io: CliIo, awsCredentials: AwsCredentialSource = defaultAwsCredentials) {
@@ -276,7 +310,8 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
   })
   const json = values.json === true
   const settings = await readSettings(io.env)
-  const client = createApi(settings, awsCredentials)
+  if (command === 'logout') return logout(settings, io, json)
+  const client = createApi(settings, awsCredentials, io.env)
   const api = client.call
   const [first, second] = positionals
   const need = (value: string | undefined, usage: string) => {
@@ -330,7 +365,21 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     }
     case 'whoami': {
       const me = await api('GET', '/api/auth/credentials')
-      return print(io, json, me, `${me.userId}\n${me.bucket} ${me.region} ${me.prefix}\n`)
+      const method = { 'api-key': 'an API key', 'aws-sso': 'AWS credentials (aws-sso)', oidc: 'the identity provider' }[settings.mode]
+      const orgId = client.session ? claimsOf(client.session.settings.accessToken).org_id : undefined
+      const ends = client.session ? 'renewed as it is used, until the provider ends the sign-in or you run "stowage logout"' : undefined
+      return print(io, json, { ...me, method: settings.mode, ...(orgId ? { orgId } : {}), ...(client.session ? { accessTokenExpiresAt: client.session.settings.expiresAt } : {}) },
+        `${me.userId}\n${me.bucket} ${me.region} ${me.prefix}\nsigned in with ${method}${orgId ? `, organization ${String(orgId)}` : ''}\n${ends ? `session ${ends}\n` : ''}`)
+    }
+    case 'aws-credentials': {
+      if (!client.session) throw new RequestFailed('aws-credentials needs a sign-in through the identity provider: run "stowage login --url URL"')
+      const { credentials } = await client.session.refreshNow()
+      if (!credentials) throw new RequestFailed(`${settings.url} hands out no AWS credentials (its CREDENTIALS_ROLE_ARN is not set)`)
+      // The AWS CLI's credential_process format: https://docs.aws.amazon.com/cli/latest/userguide/cli-configure-sourcing-external.html
+      io.stdout.write(JSON.stringify({
+        Version: 1, AccessKeyId: credentials.accessKeyId, SecretAccessKey: credentials.secretAccessKey, SessionToken: credentials.sessionToken, Expiration: credentials.expiration
+      }) + '\n')
+      return
     }
     case 'ls': {
       const files = await listAll(first ? remotePrefix(first) : '')

@@ -1,11 +1,16 @@
+import { randomBytes } from 'node:crypto'
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { UsageError } from './io.js'
 
+/** Signed in through the identity provider: the tokens, and when the access token expires (ISO 8601). */
+export interface SignedInSettings { url: string, mode: 'oidc', accessToken: string, refreshToken: string, expiresAt: string }
+
 export type ClientSettings =
   | { url: string, mode: 'api-key', apiKey: string }
   | { url: string, mode: 'aws-sso', serverId: string, stsRegion: string, stsEndpoint: string }
+  | SignedInSettings
 
 export function settingsPath (env: Record<string, string | undefined>): string {
   if (env.STOWAGE_CONFIG) return env.STOWAGE_CONFIG
@@ -28,12 +33,13 @@ export async function readSettings (env: Record<string, string | undefined>): Pr
   }
 }
 
-/** The file holds an API key: mode 0600 in a 0700 folder, written whole or not at all. */
+/** The file holds an API key or a refresh token: mode 0600 in a 0700 folder, written whole or not
+ *  at all (a rename), so a process that reads it meanwhile sees the old tokens or the new, never half. */
 export async function writeSettings (env: Record<string, string | undefined>, settings: ClientSettings): Promise<string> {
   const path = settingsPath(env)
   await mkdir(dirname(path), { recursive: true, mode: 0o700 })
   await chmod(dirname(path), 0o700)
-  const temporary = `${path}.${process.pid}.tmp`
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   await writeFile(temporary, JSON.stringify(settings, null, 2) + '\n', { mode: 0o600 })
   await chmod(temporary, 0o600)
   await rename(temporary, path)

@@ -7,6 +7,10 @@ a SQLite database that does not exist yet is created only with --init:
 export const HELP = `stowage — command-line client and admin tool of a Stowage service
 
 Usage:
+  stowage login --url URL [--no-browser | --device]
+                                              signs in through the service's identity provider: a
+                                              browser on this machine (the URL is printed too), or
+                                              with --device a code to enter on any other device
   stowage login --url URL --api-key KEY
   stowage login --url URL --aws-sso --server-id ID [--sts-region R] [--sts-endpoint URL]
   stowage ls [PREFIX] [--long]                every page of your files (--long: with ETags)
@@ -27,7 +31,10 @@ Usage:
                                               prints a link that needs no credentials until it
                                               expires: to download PATH, or with --upload to write it
   stowage keys create [--name N] [--expires DATE] | keys ls | keys revoke ID
-  stowage whoami
+  stowage whoami                              who you are, and how you signed in
+  stowage logout                              revokes the sign-in and forgets the settings
+  stowage aws-credentials                     temporary AWS credentials for your own prefix, in the
+                                              AWS CLI's credential_process format
   stowage serve                               the service, configured as npm start is
   stowage help | --version
 

@@ -13,3 +13,6 @@ export function causeOf (error: unknown): string {
 
 /** A mistake in the command line: printed with no stack, exit code 2. */
 export class UsageError extends Error {}
+
+/** A request the service refused, or could not be made: printed with no stack, exit code 1. */
+export class RequestFailed extends Error {}

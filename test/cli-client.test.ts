@@ -129,7 +129,7 @@ t.test('usage mistakes exit 2; not being logged in is explained', async (t) => {
   const notLoggedIn = await cli(['ls'])
   t.equal(notLoggedIn.code, 2)
   t.match(notLoggedIn.stderr, /not logged in/)
-  for (const argv of [['login'], ['login', '--url', 'ftp://x', '--api-key', 'k'], ['login', '--url', 'http://x'], ['login', '--url', 'http://x', '--aws-sso']]) {
+  for (const argv of [['login'], ['login', '--url', 'ftp://x', '--api-key', 'k'], ['login', '--url', 'http://x', '--api-key', 'k', '--device'], ['login', '--url', 'http://x', '--aws-sso']]) {
     t.equal((await cli(argv)).code, 2, argv.join(' '))
   }
 })

@@ -5,7 +5,7 @@ import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { createS3Client } from '../storage/s3-store.js'
-import { bearer, buildTestApp } from './helpers/app.js'
+import { bearer, buildTestApp, IDP_CHALLENGE } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 
@@ -146,7 +146,7 @@ for (const driver of ['fs', 's3'] as const) {
       for (const headers of [{}, { authorization: 'Bearer' }, { authorization: 'Basic YTpi' }, bearer('not-a-token')]) {
         const res = await app.inject({ url: url('notes/hello.md'), headers })
         t.equal(res.statusCode, 401)
-        t.equal(res.headers['www-authenticate'], 'Bearer')
+        t.equal(res.headers['www-authenticate'], IDP_CHALLENGE)
         t.same(res.json(), { error: 'Unauthorized' })
       }
       const upload = await app.inject({ method: 'PUT', url: url('x'), payload: { content: b64('x') } })

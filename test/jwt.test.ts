@@ -1,7 +1,7 @@
 import t from 'tap'
 import { createJwks } from '../identity/jwks.js'
 import { createJwtVerifier } from '../identity/jwt.js'
-import { bearer, buildTestApp } from './helpers/app.js'
+import { bearer, buildTestApp, IDP_CHALLENGE } from './helpers/app.js'
 import { startIdp, TEST_AUDIENCE } from './helpers/idp.js'
 import { timed } from './helpers/wait.js'
 import { createFailureLog } from '../identity/http.js'
@@ -43,7 +43,7 @@ t.test('refused tokens: every one is 401 with the same body', async (t) => {
   for (const [name, token] of Object.entries(refused)) {
     const res = await credentials(app, token)
     t.equal(res.statusCode, 401, name)
-    t.equal(res.headers['www-authenticate'], 'Bearer', name)
+    t.equal(res.headers['www-authenticate'], IDP_CHALLENGE, name)
     t.same(res.json(), { error: 'Unauthorized' }, name)
   }
   t.equal((await credentials(app, good)).statusCode, 200, 'the untampered token still works')

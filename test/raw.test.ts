@@ -1,6 +1,6 @@
 import t from 'tap'
 import { Readable } from 'node:stream'
-import { bearer, buildTestApp } from './helpers/app.js'
+import { bearer, buildTestApp, IDP_CHALLENGE } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 
@@ -254,7 +254,7 @@ for (const driver of ['fs', 's3'] as const) {
       for (const method of ['GET', 'HEAD', 'PUT', 'DELETE'] as const) {
         const answer = await app.inject({ method, url: raw('x'), payload: method === 'PUT' ? 'x' : undefined })
         t.equal(answer.statusCode, 401, method)
-        t.equal(answer.headers['www-authenticate'], 'Bearer')
+        t.equal(answer.headers['www-authenticate'], IDP_CHALLENGE)
       }
     })
 

@@ -56,3 +56,6 @@ export async function buildTestApp ({ driver = 'fs', s3, idp, env = {}, logStrea
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+/** WWW-Authenticate of a 401 from an app with an identity provider, reached by app.inject (Host: localhost:80). */
+export const IDP_CHALLENGE = 'Bearer resource_metadata="http://localhost:80/.well-known/oauth-protected-resource"'
