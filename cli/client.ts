@@ -305,7 +305,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     options: {
       json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' },
       long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' },
-      delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }
+      delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }
     }
   })
   const json = values.json === true
@@ -319,17 +319,19 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     return value
   }
 
-  /** Every file under `prefix`, over every page. */
-  async function listAll (prefix: string) {
+  /** Every file under `prefix`, over every page; with `oneLevel`, the files directly in it and its folders. */
+  async function listAll (prefix: string, { oneLevel = false } = {}) {
     const files: Array<{ key: string, size: number, lastModified: string, etag: string }> = []
+    const folders: string[] = []
     let token: string | undefined
     do {
-      const query = new URLSearchParams({ ...(prefix ? { prefix } : {}), ...(token ? { continuationToken: token } : {}) })
+      const query = new URLSearchParams({ ...(prefix ? { prefix } : {}), ...(token ? { continuationToken: token } : {}), ...(oneLevel ? { delimiter: '/' } : {}) })
       const page = await api('GET', `/api/files?${query}`)
       files.push(...page.files)
+      folders.push(...page.folders ?? [])
       token = page.continuationToken
     } while (token)
-    return files
+    return Object.assign(files, { folders })
   }
 
   switch (command) {
@@ -382,11 +384,14 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       return
     }
     case 'ls': {
-      const files = await listAll(first ? remotePrefix(first) : '')
+      const oneLevel = values['one-level'] === true
+      const files = await listAll(first ? remotePrefix(first) : '', { oneLevel })
       const line = values.long === true
         ? (f: { size: number, lastModified: string, etag: string, key: string }) => `${String(f.size).padStart(12)}  ${f.lastModified}  ${f.etag.padEnd(36)}  ${f.key}\n`
         : (f: { size: number, lastModified: string, key: string }) => `${String(f.size).padStart(10)}  ${f.lastModified}  ${f.key}\n`
-      return print(io, json, { files }, files.map(line).join(''))
+      // A folder where a file has its size and time, as `aws s3 ls` shows it.
+      const folderLines = files.folders.map((folder) => `${'PRE'.padStart(values.long === true ? 12 : 10)}  ${''.padEnd(24)}  ${folder}\n`)
+      return print(io, json, oneLevel ? { files: [...files], folders: files.folders } : { files: [...files] }, [...folderLines, ...files.map(line)].join(''))
     }
     case 'get': {
       const remote = need(first, 'get PATH [-o FILE]')

@@ -13,7 +13,9 @@ Usage:
                                               with --device a code to enter on any other device
   stowage login --url URL --api-key KEY
   stowage login --url URL --aws-sso --server-id ID [--sts-region R] [--sts-endpoint URL]
-  stowage ls [PREFIX] [--long]                every page of your files (--long: with ETags)
+  stowage ls [PREFIX] [--long] [--one-level]  every page of your files (--long: with ETags;
+                                              --one-level: only PREFIX's own files, and its
+                                              folders once each, as PRE lines)
   stowage get PATH [-o FILE]                  streamed to standard output unless -o; with -o, an
                                               interrupted download continues when run again
   stowage put FILE PATH [--content-type T] [--if-match ETAG | --no-clobber]

@@ -7,7 +7,8 @@ export type FilePathParams = Static<typeof FilePathParams>
 
 export const ListFilesQuery = Type.Object({
   prefix: Type.Optional(Type.String({ description: 'Only files whose path starts with this' })),
-  continuationToken: Type.Optional(Type.String({ description: 'From the previous page' }))
+  continuationToken: Type.Optional(Type.String({ description: 'From the previous page' })),
+  delimiter: Type.Optional(Type.Literal('/', { description: '`/` lists one level: the files directly under `prefix`, and the folders below it once each in `folders`' }))
 })
 export type ListFilesQuery = Static<typeof ListFilesQuery>
 
@@ -22,6 +23,7 @@ export const FileEntry = Type.Object({
 
 export const FileList = Type.Object({
   files: Type.Array(Type.Ref(FileEntry), { maxItems: 100 }),
+  folders: Type.Optional(Type.Array(Type.String(), { maxItems: 100, description: 'With delimiter=/: the next level\'s folders (`a/b/`), sharing the 100-entry page with files' })),
   isTruncated: Type.Boolean(),
   continuationToken: Type.Optional(Type.String({ description: 'Present exactly when isTruncated' }))
 }, { $id: 'StowageFileList' })

@@ -1,7 +1,7 @@
 import { BadRequestError, NotFoundError } from '../errors.js'
 import { isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
 import {
-  checkPreconditions, directly, hasPreconditions,
+  checkPreconditions, compareKeys, directly, hasPreconditions,
   type Bytes, type Exclusive, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState
 } from './object-store.js'
 import {
@@ -65,23 +65,27 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return { userId, bucket, region, prefix: userPrefix(userId) }
     },
 
-    async list (userId: string, query: { prefix?: string, continuationToken?: string }) {
+    /** One page of a user's files; with `delimiter: '/'`, one level: files and `folders` in key order, sharing the page. */
+    async list (userId: string, query: { prefix?: string, continuationToken?: string, delimiter?: '/' }) {
       const base = userPrefix(userId)
       const prefix = checkPrefix(query.prefix ?? '')
       const startAfter = query.continuationToken === undefined
         ? undefined
         : base + decodeContinuationToken(query.continuationToken)
-      const page = await store.list(base + prefix, { startAfter, limit: PAGE_SIZE })
+      const page = await store.list(base + prefix, { startAfter, limit: PAGE_SIZE, delimiter: query.delimiter })
       const files = page.objects.map((object) => ({
         key: object.key.slice(base.length),
         size: object.size,
         lastModified: object.lastModified.toISOString(),
         etag: object.etag
       }))
-      const last = files.at(-1)
-      return page.isTruncated && last
-        ? { files, isTruncated: true, continuationToken: encodeContinuationToken(last.key) }
-        : { files, isTruncated: false }
+      const folders = query.delimiter ? { folders: (page.folders ?? []).map((folder) => folder.slice(base.length)) } : {}
+      // The page ends at its greatest entry, a file or a folder.
+      const last = [files.at(-1)?.key, folders.folders?.at(-1)].filter((key) => key !== undefined)
+        .sort(compareKeys).at(-1)
+      return page.isTruncated && last !== undefined
+        ? { files, ...folders, isTruncated: true, continuationToken: encodeContinuationToken(last) }
+        : { files, ...folders, isTruncated: false }
     },
 
     async head (userId: string, path: string): Promise<ObjectMeta> {

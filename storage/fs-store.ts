@@ -288,8 +288,20 @@ export function createFsStore (rootDir: string): ObjectStore {
       await rm(probe, { force: true })
     },
 
-    async list (prefix: string, { startAfter, limit }: ListOptions): Promise<ListPage> {
+    async list (prefix: string, { startAfter, limit, delimiter }: ListOptions): Promise<ListPage> {
       const folders = prefix.split('/').slice(0, -1)
+      if (delimiter) {
+        // One folder read, whatever lies below it.
+        const entries = (await readFolder(folderPath(folders), folders.map((f) => f + '/').join('')))
+          .filter((entry) => entry.key.startsWith(prefix) && (startAfter === undefined || compareKeys(entry.key, startAfter) > 0))
+        const shown = entries.slice(0, limit)
+        const files = await Promise.all(shown.filter((entry) => !entry.folder).map((entry) => head(entry.key)))
+        return {
+          objects: files.filter((object) => object !== undefined).map(({ contentType: _, ...info }) => info),
+          folders: shown.filter((entry) => entry.folder).map((entry) => entry.key),
+          isTruncated: entries.length > limit
+        }
+      }
       const keys: string[] = []
       for await (const key of keysFrom(folderPath(folders), folders.map((f) => f + '/').join(''), prefix, startAfter)) {
         keys.push(key)

@@ -60,11 +60,16 @@ export interface DeleteOptions {
 export interface ListOptions {
   /** Only keys that sort after this one (byte order of their UTF-8 form, as S3 lists). */
   startAfter?: string
+  /** `/`: one level only; what lies deeper is named once, as a folder (S3's CommonPrefixes). */
+  delimiter?: '/'
+  /** Files and folders together, in key order. */
   limit: number
 }
 
 export interface ListPage {
   objects: ObjectInfo[]
+  /** With a delimiter: the folders of the page (`a/b/`), which share its limit with the objects. */
+  folders?: string[]
   isTruncated: boolean
 }
 

@@ -54,7 +54,8 @@ export function decodeContinuationToken (token: string): string {
     throw new BadRequestError('continuationToken is not one this service issued')
   }
   try {
-    return checkFilePath(path)
+    // A one-level page may end on a folder (`a/b/`).
+    return path.endsWith('/') ? checkPrefix(path) : checkFilePath(path)
   } catch {
     throw new BadRequestError('continuationToken is not one this service issued')
   }

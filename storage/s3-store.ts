@@ -8,7 +8,7 @@ import { once } from 'node:events'
 import { PassThrough, Transform, type Readable } from 'node:stream'
 import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
-  checkPreconditions, checkStagedId, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
+  checkPreconditions, checkStagedId, compareKeys, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
   type ByteRange, type Bytes, type DeleteOptions, type Exclusive, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore,
   type PresignRequest, type Preconditions, type RangeRequest, type StagedWrites, type WriteOptions
 } from './object-store.js'
@@ -331,18 +331,30 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
       return getSignedUrl(client, command, { expiresIn: expiresInSeconds, signableHeaders: signed, unhoistableHeaders: signed })
     },
 
-    async list (prefix: string, { startAfter, limit }: ListOptions) {
+    async list (prefix: string, { startAfter, limit, delimiter }: ListOptions) {
+      // After a folder, S3 names that folder again (its keys sort after it): one more is asked for, and it is left out.
       const answer = await client.send(new ListObjectsV2Command({
-        Bucket: bucket, Prefix: prefix, StartAfter: startAfter, MaxKeys: limit
+        Bucket: bucket, Prefix: prefix, StartAfter: startAfter, MaxKeys: delimiter ? limit + 1 : limit, Delimiter: delimiter
       }), deadline())
+      const objects = (answer.Contents ?? []).map((object) => ({
+        key: object.Key as string,
+        size: object.Size ?? 0,
+        lastModified: object.LastModified ?? new Date(0),
+        etag: object.ETag ?? '""'
+      }))
+      if (!delimiter) return { objects, isTruncated: answer.IsTruncated === true }
+      // S3 counts folders in MaxKeys and starts them after StartAfter; s3rver (and perhaps other
+      // stores) names every folder every time: only those inside this page's range are kept.
+      const lastObject = answer.IsTruncated === true ? objects.at(-1)?.key : undefined
+      const folders = (answer.CommonPrefixes ?? []).map((common) => common.Prefix as string)
+        .filter((folder) => (startAfter === undefined || compareKeys(folder, startAfter) > 0) && (lastObject === undefined || compareKeys(folder, lastObject) < 0))
+      const entries = [...objects.map((object) => ({ key: object.key, object })), ...folders.map((key) => ({ key, object: undefined }))]
+        .sort((a, b) => compareKeys(a.key, b.key))
+      const shown = entries.slice(0, limit)
       return {
-        objects: (answer.Contents ?? []).map((object) => ({
-          key: object.Key as string,
-          size: object.Size ?? 0,
-          lastModified: object.LastModified ?? new Date(0),
-          etag: object.ETag ?? '""'
-        })),
-        isTruncated: answer.IsTruncated === true
+        objects: shown.flatMap((entry) => entry.object ? [entry.object] : []),
+        folders: shown.filter((entry) => !entry.object).map((entry) => entry.key),
+        isTruncated: answer.IsTruncated === true || entries.length > limit
       }
     },
 

@@ -77,6 +77,10 @@ t.test('api-key mode: login, put, ls over every page, get, rm, whoami, keys', as
   for (let i = 0; i < 105; i++) await cli(['put', local, `many/${String(i).padStart(3, '0')}.md`])
   const listed = await cli(['ls', 'many/', '--json'])
   t.equal(JSON.parse(listed.stdout).files.length, 105, 'ls follows every page')
+  t.notOk('folders' in JSON.parse(listed.stdout), 'ls keeps its output')
+  const level = await cli(['ls', '--one-level'])
+  t.equal(level.stdout, `${'PRE'.padStart(10)}  ${''.padEnd(24)}  docs/\n${'PRE'.padStart(10)}  ${''.padEnd(24)}  many/\n`, 'one level: each folder once')
+  t.same(JSON.parse((await cli(['ls', '--one-level', '--json'])).stdout), { files: [], folders: ['docs/', 'many/'] })
 
   const got = await cli(['get', 'docs/résumé.md'])
   t.equal(got.stdout, '# Résumé\n')

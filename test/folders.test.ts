@@ -1,0 +1,74 @@
+import t from 'tap'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { startS3Server } from './helpers/s3.js'
+
+const s3 = await startS3Server()
+t.teardown(() => s3.close())
+
+const pad = (n: number) => String(n).padStart(3, '0')
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: delimiter=/ lists one level, files and folders in key order sharing the 100-entry page`, async (t) => {
+    const { app, close } = await buildTestApp({ driver, s3 })
+    t.teardown(close)
+    const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
+    const headers = bearer(key)
+    const put = (path: string) => app.inject({ method: 'PUT', url: `/api/raw/${path}`, headers: { ...headers, 'content-type': 'text/plain' }, payload: path })
+    const paths = [
+      // '-' sorts before '/': this file comes before the folder d0/.
+      'd0-x.txt',
+      ...Array.from({ length: 150 }, (_, i) => `f${pad(i)}.txt`),
+      ...[0, 1, 2].flatMap((d) => Array.from({ length: 100 }, (_, i) => `d${d}/${pad(i)}.txt`)),
+      // 99 files and two folders: the first page ends on a folder.
+      ...Array.from({ length: 99 }, (_, i) => `g/a${pad(i)}.txt`), 'g/x/one.txt', 'g/y/two.txt', 'g/y/deeper/three.txt'
+    ]
+    // Eight at a time: each S3 upload holds three part buffers of the upload memory budget.
+    for (let i = 0; i < paths.length; i += 8) {
+      const statuses = (await Promise.all(paths.slice(i, i + 8).map(put))).map((res) => res.statusCode)
+      if (statuses.some((status) => status !== 200)) throw new Error(`uploads answered ${statuses}`)
+    }
+    const list = async (query: Record<string, string>) => {
+      const res = await app.inject({ url: `/api/files?${new URLSearchParams({ delimiter: '/', ...query })}`, headers })
+      t.equal(res.statusCode, 200, res.payload)
+      return res.json() as { files: Array<{ key: string }>, folders: string[], isTruncated: boolean, continuationToken?: string }
+    }
+
+    const first = await list({})
+    t.equal(first.files[0].key, 'd0-x.txt')
+    t.same(first.folders, ['d0/', 'd1/', 'd2/'], 'each folder once, whatever lies below it')
+    t.equal(first.files.length + first.folders.length, 100, 'files and folders share the page')
+    t.equal(first.files.at(-1)!.key, 'f095.txt')
+    t.ok(first.isTruncated)
+    const second = await list({ continuationToken: first.continuationToken! })
+    t.same(second.folders, ['g/'], 'a folder that sorts after the files comes after them')
+    t.same(second.files.map((file) => file.key), Array.from({ length: 54 }, (_, i) => `f${pad(i + 96)}.txt`))
+    t.equal(second.isTruncated, false)
+    t.notOk('continuationToken' in second)
+
+    const inside = await list({ prefix: 'd1/' })
+    t.equal(inside.files.length, 100)
+    t.same(inside.folders, [])
+    t.equal(inside.isTruncated, false, 'exactly a page')
+
+    const endsOnFolder = await list({ prefix: 'g/' })
+    t.equal(endsOnFolder.files.length, 99)
+    t.same(endsOnFolder.folders, ['g/x/'])
+    t.ok(endsOnFolder.isTruncated)
+    const afterFolder = await list({ prefix: 'g/', continuationToken: endsOnFolder.continuationToken! })
+    t.same(afterFolder.folders, ['g/y/'], 'after a folder, the next folder, not that one again')
+    t.same(afterFolder.files, [])
+    t.equal(afterFolder.isTruncated, false)
+
+    const narrowed = await list({ prefix: 'd' })
+    t.same(narrowed.folders, ['d0/', 'd1/', 'd2/'], 'a prefix that is not a folder narrows the level')
+    t.same(narrowed.files.map((file) => file.key), ['d0-x.txt'])
+
+    const flat = await app.inject({ url: '/api/files?prefix=g/y/', headers })
+    t.same(flat.json().files.map((file: { key: string }) => file.key), ['g/y/deeper/three.txt', 'g/y/two.txt'], 'without a delimiter, every file below')
+    t.notOk('folders' in flat.json(), 'and no folders field')
+
+    const refused = await app.inject({ url: '/api/files?delimiter=%2C', headers })
+    t.equal(refused.statusCode, 400, 'a delimiter other than /')
+    t.match(refused.json(), { error: /delimiter/ })
+  })
+}
