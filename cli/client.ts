@@ -12,7 +12,7 @@ import { claimsOf, createSession, signedIn, type Session } from './session.js'
 import { signInWithBrowser, signInWithDevice } from './signin.js'
 import { syncFolder } from './sync.js'
 import { uploadResumable } from './resumable.js'
-import { causeOf, RequestFailed, UsageError, type CliIo } from './io.js'
+import { causeOf, postJson, RequestFailed, UsageError, type CliIo } from './io.js'
 import { createProgress } from './progress.js'
 import { DEFAULT_REGION } from '../defaults.js'
 
@@ -288,9 +288,7 @@ async function login (args: string[], io: CliIo, awsCredentials: AwsCredentialSo
 async function logout (settings: ClientSettings, io: CliIo, json: boolean) {
   let revoked = false
   if (settings.mode === 'oidc') {
-    const response = await fetch(`${settings.url.replace(/\/+$/, '')}/api/auth/logout`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: settings.refreshToken })
-    }).catch(() => undefined)
+    const response = await postJson(settings.url, '/api/auth/logout', { refreshToken: settings.refreshToken }).catch(() => undefined)
     revoked = response?.status === 204
     if (!revoked) io.stderr.write('stowage: the sign-in could not be revoked at the identity provider; it ends when the provider says\n')
   }

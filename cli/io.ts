@@ -16,3 +16,17 @@ export class UsageError extends Error {}
 
 /** A request the service refused, or could not be made: printed with no stack, exit code 1. */
 export class RequestFailed extends Error {}
+
+/** A JSON POST that carries its own credential (the sign-in routes): the status and the parsed body. */
+export async function postJson (base: string, path: string, body?: object) {
+  let response: Response
+  try {
+    response = await fetch(`${base.replace(/\/+$/, '')}${path}`, {
+      method: 'POST', ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {})
+    })
+  } catch (error) {
+    throw new RequestFailed(`cannot reach ${base} (${causeOf(error)})`)
+  }
+  const answer = await response.json().catch(() => ({})) as Record<string, unknown>
+  return { status: response.status, statusText: response.statusText, answer }
+}

@@ -1,7 +1,7 @@
 import { open, rm, stat } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { readSettings, settingsPath, writeSettings, type SignedInSettings } from './config-file.js'
-import { RequestFailed } from './io.js'
+import { postJson, RequestFailed } from './io.js'
 
 /** What POST /api/auth/token and /api/auth/refresh answer. */
 export interface TokenAnswer {
@@ -22,8 +22,8 @@ export const SESSION_ENDED = 'your session has ended (the sign-in was revoked or
 /** When an access token of `expiresIn` seconds expires; a JWT's own `exp` when the provider says nothing. */
 export function expiryOf (answer: TokenAnswer): number {
   if (answer.expiresIn !== undefined) return Date.now() + answer.expiresIn * 1000
-  const exp = (JSON.parse(Buffer.from(answer.accessToken.split('.')[1] ?? '', 'base64url').toString() || '{}') as { exp?: number }).exp
-  return exp ? exp * 1000 : Date.now()
+  const { exp } = claimsOf(answer.accessToken)
+  return typeof exp === 'number' ? exp * 1000 : Date.now()
 }
 
 /** The settings a sign-in leaves: the tokens, and when the access token expires. */
@@ -66,18 +66,10 @@ export function createSession (env: Record<string, string | undefined>, initial:
   }
 
   async function refresh (refreshToken: string): Promise<TokenAnswer> {
-    let response: Response
-    try {
-      response = await fetch(`${current.url.replace(/\/+$/, '')}/api/auth/refresh`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken })
-      })
-    } catch (error) {
-      throw new RequestFailed(`cannot reach ${current.url} to renew the sign-in (${(error as Error).message})`)
-    }
-    const body = await response.json().catch(() => ({})) as TokenAnswer & { error?: string }
-    if (response.status === 401) throw new RequestFailed(SESSION_ENDED)
-    if (!response.ok) throw new RequestFailed(`${response.status}: ${body.error ?? response.statusText}`)
-    return body
+    const { status, statusText, answer } = await postJson(current.url, '/api/auth/refresh', { refreshToken })
+    if (status === 401) throw new RequestFailed(SESSION_ENDED)
+    if (status !== 200) throw new RequestFailed(`${status}: ${String(answer.error ?? statusText)}`)
+    return answer as unknown as TokenAnswer
   }
 
   /** Refreshes unless another process did since `seen` was read; the tokens stored either way. */

@@ -3,24 +3,10 @@ import { createHash, randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { RequestFailed, type CliIo } from './io.js'
+import { postJson, RequestFailed, type CliIo } from './io.js'
 import type { TokenAnswer } from './session.js'
 
 const DEFAULT_TIMEOUT_SECONDS = 300
-
-/** A JSON POST to the service; the answer's body, or its refusal with the status and RFC 8628's code. */
-async function post (base: string, path: string, body?: object) {
-  let response: Response
-  try {
-    response = await fetch(`${base}${path}`, {
-      method: 'POST', ...(body ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {})
-    })
-  } catch (error) {
-    throw new RequestFailed(`cannot reach ${base} (${(error as Error).message})`)
-  }
-  const answer = await response.json().catch(() => ({})) as Record<string, unknown>
-  return { status: response.status, answer }
-}
 
 function refused (status: number, answer: Record<string, unknown>): never {
   throw new RequestFailed(status === 401 ? 'the identity provider refused the sign-in' : `${status}: ${String(answer.error ?? 'the sign-in failed')}`)
@@ -101,14 +87,14 @@ export async function signInWithBrowser (base: string, io: CliIo, { browser }: {
     if (result.error === 'timeout') throw new RequestFailed(`the sign-in was not completed within ${timeoutMs / 1000} s; run "stowage login" again`)
     throw new RequestFailed(result.error === 'access_denied' ? 'the sign-in was denied' : `the sign-in failed: ${result.error}`)
   }
-  const { status, answer } = await post(base, '/api/auth/token', { code: result.code, codeVerifier: verifier, redirectUri })
+  const { status, answer } = await postJson(base, '/api/auth/token', { code: result.code, codeVerifier: verifier, redirectUri })
   if (status !== 200) refused(status, answer)
   return answer as unknown as TokenAnswer
 }
 
 /** The device grant (RFC 8628) through the service: a code to type on any device, then polling. */
 export async function signInWithDevice (base: string, io: CliIo): Promise<TokenAnswer> {
-  const started = await post(base, '/api/auth/device')
+  const started = await postJson(base, '/api/auth/device')
   if (started.status === 404) throw new RequestFailed(`${base} has no device sign-in (its identity provider has no device endpoint): use the browser sign-in`)
   if (started.status !== 200) refused(started.status, started.answer)
   const device = started.answer as { deviceCode: string, userCode: string, verificationUri: string, verificationUriComplete?: string, expiresIn: number, interval: number }
@@ -117,7 +103,7 @@ export async function signInWithDevice (base: string, io: CliIo): Promise<TokenA
   const deadline = Date.now() + device.expiresIn * 1000
   for (;;) {
     await sleep(interval * 1000)
-    const { status, answer } = await post(base, '/api/auth/token', { deviceCode: device.deviceCode })
+    const { status, answer } = await postJson(base, '/api/auth/token', { deviceCode: device.deviceCode })
     if (status === 200) return answer as unknown as TokenAnswer
     if (status === 400 && answer.code === 'authorization_pending' && Date.now() < deadline) continue
     if (status === 400 && answer.code === 'slow_down') { interval += 5; continue }

@@ -2,7 +2,6 @@ import { fetchJson, unobserved, type ObserveCall } from './http.js'
 
 export interface ProviderMetadata {
   jwks_uri?: string
-  token_endpoint?: string
 }
 
 /** OpenID discovery on the configured issuer, fetched once; a failure is retried on the next call. */

@@ -87,12 +87,6 @@ export function createOAuthClient (options: OAuthClientOptions) {
   }
 
   return {
-    /** Where clients send people to sign in, and which client they sign in to. */
-    async endpoints () {
-      const as = await server()
-      return { clientId: client.client_id, authorizationEndpoint: as.authorization_endpoint, deviceEndpoint: as.device_authorization_endpoint }
-    },
-
     async refresh (refreshToken: string) {
       const as = await server()
       return tokensOf(await call('token', () => oauth.refreshTokenGrantRequest(as, client, authentication, refreshToken, requestOptions()),

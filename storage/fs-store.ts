@@ -40,6 +40,9 @@ const FILE_MODE = 0o600
 const DIR_MODE = 0o700
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code
+
+/** A page's objects as a listing shows them: a key deleted since its folder was read is left out. */
+const listed = (heads: Array<ObjectMeta | undefined>) => heads.filter((object) => object !== undefined).map(({ contentType: _, ...info }) => info)
 // A name too long for the file system cannot exist: reads treat it as missing.
 const isMissing = (error: unknown) => errorCode(error) === 'ENOENT' || errorCode(error) === 'ENAMETOOLONG'
 
@@ -290,27 +293,27 @@ export function createFsStore (rootDir: string): ObjectStore {
 
     async list (prefix: string, { startAfter, limit, delimiter }: ListOptions): Promise<ListPage> {
       const folders = prefix.split('/').slice(0, -1)
+      const [dir, keyPrefix] = [folderPath(folders), folders.map((f) => f + '/').join('')]
       if (delimiter) {
         // One folder read, whatever lies below it.
-        const entries = (await readFolder(folderPath(folders), folders.map((f) => f + '/').join('')))
+        const entries = (await readFolder(dir, keyPrefix))
           .filter((entry) => entry.key.startsWith(prefix) && (startAfter === undefined || compareKeys(entry.key, startAfter) > 0))
         const shown = entries.slice(0, limit)
         const files = await Promise.all(shown.filter((entry) => !entry.folder).map((entry) => head(entry.key)))
         return {
-          objects: files.filter((object) => object !== undefined).map(({ contentType: _, ...info }) => info),
+          objects: listed(files),
           folders: shown.filter((entry) => entry.folder).map((entry) => entry.key),
           isTruncated: entries.length > limit
         }
       }
       const keys: string[] = []
-      for await (const key of keysFrom(folderPath(folders), folders.map((f) => f + '/').join(''), prefix, startAfter)) {
+      for await (const key of keysFrom(dir, keyPrefix, prefix, startAfter)) {
         keys.push(key)
         if (keys.length > limit) break
       }
       const page = await Promise.all(keys.slice(0, limit).map(head))
       return {
-        // A key deleted since its folder was read is left out.
-        objects: page.filter((object) => object !== undefined).map(({ contentType: _, ...info }) => info),
+        objects: listed(page),
         isTruncated: keys.length > limit
       }
     },

@@ -1,9 +1,7 @@
 import t, { type Test } from 'tap'
-import { spawn } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, truncate, utimes, writeFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
 import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -13,29 +11,11 @@ import type { AwsCredentialSource } from '../cli/client.js'
 import { createOrganizationRepository } from '../db/organizations.js'
 import { buildTestApp } from './helpers/app.js'
 import { closedPortUrl, startCuttingProxy } from './helpers/net.js'
-import { sampleRss } from './helpers/streams.js'
+import { CLI_COMMAND, runCommand } from './helpers/cli.js'
 import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
 
 const sts = await startSts()
 t.teardown(() => sts.close())
-
-const CLI_COMMAND = [process.execPath, ...process.execArgv, fileURLToPath(new URL('../cli/main.ts', import.meta.url))]
-
-/** A command in a process of its own, its peak resident memory growth sampled meanwhile. Not
- *  spawnSync: the server answering the command runs in this process. */
-function run (file: string, args: string[], env: Record<string, string | undefined>) {
-  return new Promise<{ status: number | null, stdout: string, stderr: string, rssGrowthBytes: number }>((resolve, reject) => {
-    const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] })
-    const rss = sampleRss(child.pid!)
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (text: string) => { stdout += text })
-    child.stderr.setEncoding('utf8').on('data', (text: string) => { stderr += text })
-    child.on('error', reject).on('exit', () => { growth = rss.stop().growthBytes })
-    let growth = 0
-    child.on('close', (status) => resolve({ status, stdout, stderr, rssGrowthBytes: growth }))
-  })
-}
 
 async function setup (t: Test, appEnv: Record<string, string> = {}, cliEnv: Record<string, string> = {}) {
   const test = await buildTestApp({ env: { STS_ENDPOINT: sts.endpoint, AWS_AUTH_SERVER_ID: 'cli-test', ...appEnv } })
@@ -233,7 +213,7 @@ t.test('put streams the file: a binary file arrives whole, and one over the limi
     const file = join(home, `over-${bytes}.bin`)
     await writeFile(file, '')
     await truncate(file, bytes)
-    return await run(CLI_COMMAND[0], [...CLI_COMMAND.slice(1), 'put', file, 'blobs/big.bin'], { ...process.env, HOME: home, XDG_CONFIG_HOME: '' })
+    return await runCommand(CLI_COMMAND[0], [...CLI_COMMAND.slice(1), 'put', file, 'blobs/big.bin'], { ...process.env, HOME: home, XDG_CONFIG_HOME: '' })
   }
   const barely = await overBy(300_001)
   const over = await overBy(200 * 1024 * 1024)
@@ -315,10 +295,10 @@ t.test('a progress line is drawn on a terminal (a pseudo-terminal, through scrip
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: '' }
   const command = [...CLI_COMMAND, 'put', local, 'progress.bin']
   const quote = (word: string) => `'${word.replace(/'/g, "'\\''")}'`
-  const onTerminal = await run('script', ['-qefc', command.map(quote).join(' '), '/dev/null'], env)
+  const onTerminal = await runCommand('script', ['-qefc', command.map(quote).join(' '), '/dev/null'], env)
   t.equal(onTerminal.status, 0, onTerminal.stderr)
   t.match(onTerminal.stdout, /\rput .*progress\.bin {2}4\.0 MiB \/ 4\.0 MiB {2}[\d.]+ [KMG]?i?B\/s {2}\d+:\d\d left/, 'bytes, rate and time left')
-  const inPipe = await run(command[0], command.slice(1), env)
+  const inPipe = await runCommand(command[0], command.slice(1), env)
   t.equal(inPipe.status, 0, inPipe.stderr)
   t.equal(inPipe.stderr.replace(/^\(node:\d+\) Warning: NodeVersionSupportWarning[\s\S]*$/, ''), '', 'nothing on stderr in a pipe')
 })

@@ -1,13 +1,12 @@
 import t, { type Test } from 'tap'
-import { spawn } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { fromProcess } from '@aws-sdk/credential-providers'
 import { runCli } from '../cli/index.js'
 import { buildTestApp } from './helpers/app.js'
+import { CLI_COMMAND, runCommand } from './helpers/cli.js'
 import { OIDC_AUDIENCE, startOidcProvider } from './helpers/oidc.js'
 import { startSts } from './helpers/sts.js'
 import { waitFor } from './helpers/wait.js'
@@ -17,7 +16,6 @@ const idp = await startOidcProvider({ accessTokenTtl: 62, deviceCodeTtl: 600 })
 const sts = await startSts()
 t.teardown(async () => { await idp.close(); await sts.close() })
 
-const CLI = [process.execPath, ...process.execArgv, fileURLToPath(new URL('../cli/main.ts', import.meta.url))]
 const refreshes = () => idp.seen.tokenRequests.filter((grant) => grant === 'refresh_token').length
 
 async function setup (t: Test, appEnv: Record<string, string | undefined> = {}, provider = idp) {
@@ -99,14 +97,9 @@ t.test('two CLI processes renewing at once both succeed, with one refresh; a thi
   t.equal((await login('carol')).code, 0)
   await writeSettings({ expiresAt: new Date(Date.now() - 1000).toISOString() })
   const before = refreshes()
-  const run = () => new Promise<{ code: number | null, stderr: string }>((resolve, reject) => {
-    const child = spawn(CLI[0], [...CLI.slice(1), 'whoami'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] })
-    let stderr = ''
-    child.stderr.setEncoding('utf8').on('data', (text: string) => { stderr += text })
-    child.on('error', reject).on('close', (code) => resolve({ code, stderr }))
-  })
+  const run = () => runCommand(CLI_COMMAND[0], [...CLI_COMMAND.slice(1), 'whoami'], { ...process.env, ...env })
   const both = await Promise.all([run(), run()])
-  t.same(both.map((result) => result.code), [0, 0], both.map((result) => result.stderr).join(''))
+  t.same(both.map((result) => result.status), [0, 0], both.map((result) => result.stderr).join(''))
   t.equal(refreshes(), before + 1, 'one refresh: the second process used what the first stored')
   t.equal((await cli(['whoami'])).code, 0, 'a command afterwards works')
 })
@@ -168,7 +161,7 @@ t.test('stowage aws-credentials is what the AWS SDK\'s credential_process provid
   t.equal((await login('frank')).code, 0)
   const config = join(home, 'aws-config')
   const quote = (word: string) => `'${word.replace(/'/g, "'\\''")}'`
-  await writeFile(config, `[profile stowage]\ncredential_process = env HOME=${quote(home)} XDG_CONFIG_HOME= ${CLI.map(quote).join(' ')} aws-credentials\n`)
+  await writeFile(config, `[profile stowage]\ncredential_process = env HOME=${quote(home)} XDG_CONFIG_HOME= ${CLI_COMMAND.map(quote).join(' ')} aws-credentials\n`)
   const credentials = await fromProcess({ profile: 'stowage', filepath: config, configFilepath: config })()
   t.match(credentials.accessKeyId, /^ASIA/)
   t.type(credentials.sessionToken, 'string')
