@@ -117,9 +117,11 @@ export function stowageOptions (config: Config): StowageOptions {
       idleTimeoutMs: config.S3_IDLE_TIMEOUT_MS,
       root: config.STORAGE_ROOT,
       maxFileBytes: config.MAX_FILE_BYTES,
-      maxUploadBytes: config.MAX_UPLOAD_BYTES
+      maxUploadBytes: config.MAX_UPLOAD_BYTES,
+      trashRetentionDays: config.TRASH_RETENTION_DAYS
     },
     uploads: { memoryBytes: config.UPLOAD_MEMORY_BYTES, timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, expirySeconds: config.UPLOAD_EXPIRY_SECONDS },
+    operations: { folderBudgetMs: config.FOLDER_OPERATION_BUDGET_MS },
     health: { timeoutMs: config.HEALTH_TIMEOUT_MS },
     identity: {
       issuer: config.JWT_ISSUER,

@@ -5,6 +5,7 @@ export const BadRequestError = createError<[string]>('STOWAGE_ERR_BAD_REQUEST', 
 export const UnauthorizedError = createError('STOWAGE_ERR_UNAUTHORIZED', 'Unauthorized', 401)
 export const ForbiddenError = createError<[string]>('STOWAGE_ERR_FORBIDDEN', '%s', 403)
 export const NotFoundError = createError<[string]>('STOWAGE_ERR_NOT_FOUND', '%s', 404)
+export const ConflictError = createError<[string]>('STOWAGE_ERR_CONFLICT', '%s', 409)
 export const PayloadTooLargeError = createError<[string]>('STOWAGE_ERR_TOO_LARGE', '%s', 413)
 export const UnsupportedMediaTypeError = createError<[string]>('STOWAGE_ERR_UNSUPPORTED_MEDIA_TYPE', '%s', 415)
 /** An If-Match or If-None-Match that does not hold: nothing was changed. */

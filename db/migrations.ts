@@ -98,6 +98,28 @@ migrations['2026-11-23-settings'] = {
   }
 }
 
+migrations['2026-11-24-trash'] = {
+  async up (db: Kysely<any>) {
+    // A deleted file, kept at `object_key` (outside every user's prefix) until `expires_at`.
+    await db.schema
+      .createTable('trash')
+      .addColumn('id', 'varchar(32)', (col) => col.primaryKey())
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('path', 'text', (col) => col.notNull())
+      .addColumn('object_key', 'text', (col) => col.notNull())
+      .addColumn('size', 'bigint', (col) => col.notNull())
+      .addColumn('etag', 'varchar(200)', (col) => col.notNull())
+      .addColumn('deleted_at', 'varchar(32)', (col) => col.notNull())
+      .addColumn('expires_at', 'varchar(32)', (col) => col.notNull())
+      .execute()
+    await db.schema.createIndex('trash_user_deleted').on('trash').columns(['user_id', 'deleted_at', 'id']).execute()
+    await db.schema.createIndex('trash_expires_at').on('trash').column('expires_at').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('trash').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

@@ -50,11 +50,23 @@ export interface SettingsTable {
   value: string
 }
 
+export interface TrashTable {
+  id: string
+  user_id: string
+  path: string
+  object_key: string
+  size: ColumnType<number | string, number, number>
+  etag: string
+  deleted_at: Timestamp
+  expires_at: Timestamp
+}
+
 export interface Database {
   organizations: OrganizationsTable
   api_keys: ApiKeysTable
   uploads: UploadsTable
   settings: SettingsTable
+  trash: TrashTable
 }
 
 export type Organization = Selectable<OrganizationsTable>

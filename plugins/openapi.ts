@@ -37,6 +37,7 @@ export const openapiPlugin = fp<OpenApiPluginOptions>(async (app, { version = '0
       servers: [{ url: publicUrl ?? '/', description: publicUrl ? 'This Stowage service' : 'Where this document is served' }],
       tags: [
         { name: 'files', description: 'Your files, under users/{userId}/<root>/' },
+        { name: 'trash', description: 'Deleted files, kept TRASH_RETENTION_DAYS' },
         { name: 'auth', description: 'Token refresh and storage location' },
         { name: 'keys', description: 'API keys' },
         { name: 'health', description: 'Liveness and readiness' }

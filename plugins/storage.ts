@@ -1,11 +1,12 @@
 import fp from 'fastify-plugin'
 import type { FastifyBaseLogger } from 'fastify'
 import { createKeyLocks } from '../db/key-locks.js'
+import { createTrashRepository } from '../db/trash.js'
 import { createFileService } from '../storage/files.js'
 import { createFsStore } from '../storage/fs-store.js'
 import { asDependency, type ObjectStore } from '../storage/object-store.js'
 import {
-  DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, s3PartBytes
+  DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, s3PartBytes
 } from '../defaults.js'
 import { stowageOf } from './decorators.js'
 
@@ -29,6 +30,8 @@ export interface StoragePluginOptions {
   maxFileBytes?: number
   /** The largest streamed upload (raw and resumable). */
   maxUploadBytes?: number
+  /** How long a deleted file waits in the trash (30 days by default); 0: deletes are at once. */
+  trashRetentionDays?: number
   /** Use this store instead of building one from `driver`. */
   store?: ObjectStore
   /** Wraps the store, for metrics. */
@@ -49,12 +52,26 @@ async function createStore (options: StoragePluginOptions, maxUploadBytes: numbe
 export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   const {
     bucket = DEFAULT_BUCKET, region = DEFAULT_REGION, root = DEFAULT_STORAGE_ROOT,
-    maxFileBytes = DEFAULT_MAX_FILE_BYTES, maxUploadBytes = DEFAULT_MAX_UPLOAD_BYTES
+    maxFileBytes = DEFAULT_MAX_FILE_BYTES, maxUploadBytes = DEFAULT_MAX_UPLOAD_BYTES, trashRetentionDays = DEFAULT_TRASH_RETENTION_DAYS
   } = options
   const created = await createStore(options, maxUploadBytes, app.log)
   const store = asDependency(options.instrument ? options.instrument(created) : created)
   await store.open?.()
-  const exclusive = createKeyLocks(stowageOf(app).stowageDb)
-  app.decorate('stowageFiles', createFileService({ store, bucket, region, root, maxFileBytes, maxUploadBytes, exclusive }))
-  app.addHook('onClose', async () => { await store.close?.() })
+  const db = stowageOf(app).stowageDb
+  const retentionMs = Math.round(trashRetentionDays * 86_400_000)
+  const files = createFileService({
+    store, bucket, region, root, maxFileBytes, maxUploadBytes, exclusive: createKeyLocks(db), trash: { repository: createTrashRepository(db), retentionMs }
+  })
+  app.decorate('stowageFiles', files)
+  // Every instance sweeps what expired; two sweeping one item both succeed.
+  const sweep = files.trash && setInterval(() => {
+    files.trash?.sweep().then((purged) => {
+      if (purged > 0) app.log.info({ purged }, 'expired files purged from the trash')
+    }, (error) => app.log.warn({ err: error }, 'the trash could not be swept; trying again later'))
+  }, Math.min(Math.max(retentionMs / 2, 1000), 3600_000))
+  sweep?.unref()
+  app.addHook('onClose', async () => {
+    clearInterval(sweep)
+    await store.close?.()
+  })
 }, { name: 'stowage-storage', fastify: '5.x', dependencies: ['stowage-db'] })

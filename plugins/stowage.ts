@@ -3,6 +3,8 @@ import { authRoutes } from '../routes/auth.js'
 import { filesRoutes } from '../routes/files.js'
 import { rawRoutes } from '../routes/raw.js'
 import { uploadRoutes } from '../routes/uploads.js'
+import { operationRoutes, type OperationRoutesOptions } from '../routes/operations.js'
+import { trashRoutes } from '../routes/trash.js'
 import { linkRoutes, type LinkRoutesOptions } from '../routes/links.js'
 import { createByteBudget } from '../limits.js'
 import { healthRoutes } from '../routes/health.js'
@@ -13,6 +15,7 @@ import { fileSchemas } from '../schemas/files.js'
 import { healthSchemas } from '../schemas/health.js'
 import { keySchemas } from '../schemas/keys.js'
 import { linkSchemas } from '../schemas/links.js'
+import { operationSchemas } from '../schemas/operations.js'
 import { authPlugin, type AuthPluginOptions } from './auth.js'
 import { dbPlugin, type DbPluginOptions } from './db.js'
 import { errorHandler, notFoundHandler } from './errors.js'
@@ -44,11 +47,16 @@ export interface StowageOptions {
   auth?: AuthPluginOptions
   health?: HealthPluginOptions
   /** Route groups to mount; all by default. `raw`: the streamed file routes, /api/raw/{path};
-   *  `uploads`: resumable uploads (tus), /api/uploads; `links`: signed links, /api/links and /links. */
-  routes?: { health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean }
+   *  `uploads`: resumable uploads (tus), /api/uploads; `links`: signed links, /api/links and /links;
+   *  `operations`: copy, move and zip, /api/copies, /api/moves, /api/archive; `trash`: /api/trash. */
+  routes?: {
+    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, trash?: boolean
+  }
   /** Signed links: the longest lifetime (7 days by default, as S3 allows), the signing secret
    *  (else one kept in the database), links to the store itself where it can (true by default). */
   links?: Partial<Omit<LinkRoutesOptions, 'uploadMemory'>>
+  /** Folder copies and moves: how long one request works before it answers isTruncated (10 s by default). */
+  operations?: OperationRoutesOptions
   /**
    * Prometheus metrics of this mount, in a registry of their own: decorated as `stowageMetrics`
    * (`.registry`) for the host to serve or merge. Off by default; `true` makes a registry, or pass
@@ -68,7 +76,7 @@ export interface StowageOptions {
   openapi?: false | (OpenApiPluginOptions & { docs?: boolean })
 }
 
-const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas]
+const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas]
 
 /**
  * All of Stowage in one encapsulated plugin: schemas, error handling, services and routes live in
@@ -109,7 +117,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
-  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, trash: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (metrics) {
@@ -127,4 +135,6 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.links) await app.register(linkRoutes, { uploadMemory, maxSeconds: DEFAULT_LINK_MAX_SECONDS, viaStore: true, ...options.links })
   if (routes.uploads) await app.register(uploadRoutes, { uploadMemory, expiryMs: (options.uploads?.expirySeconds ?? DEFAULT_UPLOAD_EXPIRY_SECONDS) * 1000 })
   if (routes.keys) await app.register(keysRoutes)
+  if (routes.operations) await app.register(operationRoutes, { ...options.operations })
+  if (routes.trash) await app.register(trashRoutes)
 }

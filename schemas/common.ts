@@ -19,6 +19,7 @@ const REFUSALS: Record<number, { description: string, headers?: Record<string, o
     headers: { 'WWW-Authenticate': { type: 'string', description: '`Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured' } }
   },
   404: { description: 'Not found, or not yours' },
+  409: { description: 'The destination is the source, or inside the folder moved or copied' },
   412: { description: 'If-Match or If-None-Match does not hold: nothing was changed' },
   413: { description: 'The file is larger than the service accepts (MAX_FILE_BYTES; MAX_UPLOAD_BYTES for streamed uploads)' },
   415: { description: 'The body is not application/json' },

@@ -1,4 +1,5 @@
-import { BadRequestError, NotFoundError } from '../errors.js'
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js'
+import type { TrashRepository } from '../db/trash.js'
 import { isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
 import {
   checkPreconditions, compareKeys, directly, hasPreconditions,
@@ -7,6 +8,7 @@ import {
 import {
   checkFilePath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
 } from './paths.js'
+import { createTrash } from './trash.js'
 
 export const PAGE_SIZE = 100
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
@@ -23,6 +25,14 @@ export interface FileServiceOptions {
   maxUploadBytes: number
   /** Keeps concurrent writers of one key apart while each compares and publishes. */
   exclusive?: Exclusive
+  /** Where deleted files wait, and for how long; without it a delete is at once. */
+  trash?: { repository: TrashRepository, retentionMs: number }
+}
+
+/** A copy's or move's preconditions: If-Match of the source, If-None-Match of the destination. */
+export interface TransferConditions {
+  source?: Preconditions
+  destination?: Preconditions
 }
 
 export interface WriteRequest {
@@ -32,14 +42,23 @@ export interface WriteRequest {
   preconditions?: Preconditions
 }
 
+export interface FilePage {
+  files: Array<{ key: string, size: number, lastModified: string, etag: string }>
+  /** With a delimiter: the next level's folders. */
+  folders?: string[]
+  isTruncated: boolean
+  continuationToken?: string
+}
+
 export type FileRead = { notModified: true, file: ObjectMeta } | { notModified: false, file: ObjectRead }
 
 const described = (path: string, meta: ObjectMeta) => ({
   key: path, size: meta.size, contentType: meta.contentType, lastModified: meta.lastModified.toISOString(), etag: meta.etag
 })
 
-export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, exclusive = directly }: FileServiceOptions) {
+export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, exclusive = directly, trash: kept }: FileServiceOptions) {
   const { staged } = store
+  const trash = kept && createTrash({ store, exclusive, ...kept })
   function userPrefix (userId: string): string {
     if (!isSafeSegment(userId)) throw new BadRequestError('the caller identity is not usable as a storage folder')
     return `users/${userId}/${root}/`
@@ -66,7 +85,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     },
 
     /** One page of a user's files; with `delimiter: '/'`, one level: files and `folders` in key order, sharing the page. */
-    async list (userId: string, query: { prefix?: string, continuationToken?: string, delimiter?: '/' }) {
+    async list (userId: string, query: { prefix?: string, continuationToken?: string, delimiter?: '/' }): Promise<FilePage> {
       const base = userPrefix(userId)
       const prefix = checkPrefix(query.prefix ?? '')
       const startAfter = query.continuationToken === undefined
@@ -122,9 +141,51 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return described(path, stored)
     },
 
+    /** To the trash when it keeps files, else at once. */
     async delete (userId: string, path: string, preconditions?: Preconditions) {
-      if (!(await store.delete(keyOf(userId, path), { preconditions, exclusive }))) throw notFound(path)
+      const key = keyOf(userId, path)
+      const deleted = trash?.keeps
+        ? await trash.discard(userId, path, key, preconditions)
+        : await store.delete(key, { preconditions, exclusive })
+      if (!deleted) throw notFound(path)
     },
+
+    /** A copy made by the store; If-Match of `source` picks the version copied. */
+    async copy (userId: string, from: string, to: string, { source, destination }: TransferConditions = {}) {
+      const [fromKey, toKey] = [keyOf(userId, from), keyOf(userId, to)]
+      if (from === to) throw new ConflictError('a file cannot be copied onto itself')
+      let sourceEtag: string | undefined
+      if (hasPreconditions(source)) {
+        const current = await store.head(fromKey)
+        checkPreconditions(current, source)
+        sourceEtag = current?.etag
+      }
+      const copied = await store.copy(fromKey, toKey, { sourceEtag, preconditions: destination, exclusive })
+      if (!copied) throw notFound(from)
+      return described(to, copied)
+    },
+
+    async move (userId: string, from: string, to: string, { source, destination }: TransferConditions = {}) {
+      const [fromKey, toKey] = [keyOf(userId, from), keyOf(userId, to)]
+      if (from === to) throw new ConflictError('a file cannot be moved onto itself')
+      const moved = await store.move(fromKey, toKey, { sourcePreconditions: source, preconditions: destination, exclusive })
+      if (!moved) throw notFound(from)
+      return described(to, moved)
+    },
+
+    /** Deleted files; undefined when deletes are at once. */
+    trash: trash?.keeps
+      ? {
+          list: trash.list,
+          restore: async (userId: string, id: string, to?: string) => {
+            const { path, file } = await trash.restore(userId, id, (path) => keyOf(userId, path), to)
+            return described(path, file)
+          },
+          purge: trash.purge,
+          empty: trash.empty,
+          sweep: trash.sweep
+        }
+      : undefined,
 
     /** Throws 412 when a write of this file with these preconditions would already be refused. */
     checkWritable: (userId: string, path: string, preconditions: Preconditions) => refuseEarly(keyOf(userId, path), preconditions),

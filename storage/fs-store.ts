@@ -1,13 +1,13 @@
 import { createHash, randomUUID, type Hash } from 'node:crypto'
 import type { Stats } from 'node:fs'
-import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, utimes, writeFile, type FileHandle } from 'node:fs/promises'
+import { constants, copyFile, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, utimes, writeFile, type FileHandle } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { BadRequestError } from '../errors.js'
+import { BadRequestError, PreconditionFailedError } from '../errors.js'
 import {
   checkPreconditions, checkStagedId, compareKeys, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
-  type Bytes, type DeleteOptions, type ListOptions, type ListPage, type ObjectMeta, type ObjectRead, type ObjectStore,
+  type Bytes, type CopyOptions, type DeleteOptions, type MoveOptions, type ListOptions, type ListPage, type ObjectMeta, type ObjectRead, type ObjectStore,
   type RangeRequest, type StagedWrites, type WriteOptions
 } from './object-store.js'
 
@@ -125,16 +125,49 @@ export function createFsStore (rootDir: string): ObjectStore {
     }
   }
 
-  async function createTemporary (): Promise<{ path: string, handle: FileHandle }> {
+  /** A new temporary file made by `create`; its folder is made by open(), and again here if it was removed since. */
+  async function temporary<T> (create: (path: string) => Promise<T>): Promise<{ path: string, made: T }> {
     const path = join(tmpDir, randomUUID())
-    const create = () => open(path, 'wx', FILE_MODE)
-    // The folder is made by open(), and again here if it was removed since.
-    const handle = await create().catch(async (error) => {
-      if (errorCode(error) !== 'ENOENT') throw error
+    const made = await create(path).catch(async (error) => {
+      if (errorCode(error) !== 'ENOENT' || await ifPresent(stat(tmpDir))) throw error
       await mkdir(tmpDir, { recursive: true, mode: DIR_MODE })
-      return create()
+      return create(path)
     })
-    return { path, handle }
+    return { path, made }
+  }
+
+  async function createTemporary (): Promise<{ path: string, handle: FileHandle }> {
+    const { path, made } = await temporary((path) => open(path, 'wx', FILE_MODE))
+    return { path, handle: made }
+  }
+
+  /** A copy of the object at `key` in a temporary file (a reflink where the file system has them),
+   *  its ETag sealed in; undefined when there is no such object. */
+  async function copyToTemporary (key: string) {
+    let copied
+    try {
+      copied = await temporary((path) => copyFile(locate(key).file, path, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE))
+    } catch (error) {
+      if (isMissing(error)) return undefined
+      throw error
+    }
+    const handle = await open(copied.path, 'r+')
+    try {
+      const { buffer } = await handle.read(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0)
+      let etag = etagOf(buffer)
+      if (!etag) {
+        const hash = createHash('md5')
+        for await (const chunk of handle.createReadStream({ start: HEADER_BYTES, autoClose: false, highWaterMark: READ_CHUNK_BYTES })) hash.update(chunk)
+        etag = md5Etag(hash)
+        if (buffer.indexOf('\n') < ETAG_AT) await handle.write(etagBytes(etag), 0, ETAG_BYTES, ETAG_AT)
+      }
+      return { path: copied.path, etag, contentType: contentTypeOf(buffer) }
+    } catch (error) {
+      await rm(copied.path, { force: true })
+      throw error
+    } finally {
+      await handle.close()
+    }
   }
 
   async function writeTemporary (parts: Buffer[]): Promise<string> {
@@ -185,12 +218,13 @@ export function createFsStore (rootDir: string): ObjectStore {
       })
     } catch (error) {
       if (removeOnFailure) await rm(path, { force: true })
-      if (errorCode(error) === 'ENAMETOOLONG') {
-        throw new BadRequestError('a path segment is too long for this storage driver (fs: 253 bytes)')
-      }
-      throw error
+      throw tooLong(error)
     }
   }
+
+  const tooLong = (error: unknown) => errorCode(error) === 'ENAMETOOLONG'
+    ? new BadRequestError('a path segment is too long for this storage driver (fs: 253 bytes)')
+    : error
 
   async function publish (from: string, dir: string, to: string) {
     for (let attempt = 1; ; attempt++) {
@@ -347,6 +381,30 @@ export function createFsStore (rootDir: string): ObjectStore {
     },
 
     staged: createStagedWrites(join(root, '.uploads'), publishChecked),
+
+    async copy (from: string, to: string, { sourceEtag, preconditions, exclusive }: CopyOptions = {}) {
+      const copied = await copyToTemporary(from)
+      if (!copied) return undefined
+      if (sourceEtag !== undefined && copied.etag !== sourceEtag) {
+        await rm(copied.path, { force: true })
+        throw new PreconditionFailedError('the file has changed (If-Match)')
+      }
+      return publishChecked(copied.path, to, { contentType: copied.contentType, preconditions, exclusive }, copied.etag)
+    },
+
+    /** A rename, under both keys' locks: the object moved is the one the locks found. */
+    async move (from: string, to: string, { sourcePreconditions, preconditions, exclusive = directly }: MoveOptions = {}) {
+      return exclusive([from, to], async () => {
+        const current = await head(from)
+        if (hasPreconditions(sourcePreconditions)) checkPreconditions(current, sourcePreconditions)
+        if (!current) return undefined
+        if (hasPreconditions(preconditions)) checkPreconditions(await head(to), preconditions)
+        const [source, destination] = [locate(from), locate(to)]
+        await publish(source.file, destination.dir, destination.file).catch((error) => { throw tooLong(error) })
+        await removeEmptyParents(source.dir)
+        return { ...current, key: to }
+      })
+    },
 
     async delete (key: string, { preconditions, exclusive = directly }: DeleteOptions = {}) {
       const { dir, file } = locate(key)

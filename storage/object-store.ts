@@ -37,8 +37,9 @@ export interface Preconditions {
   ifNoneMatch?: string[]
 }
 
-/** Runs the compare-and-publish step of a write or delete with no other writer of the key inside. */
-export type Exclusive = <T>(key: string, publish: () => Promise<T>) => Promise<T>
+/** Runs the compare-and-publish step of a write or delete with no other writer of the key (or of
+ *  any of the keys: a move holds its source and its destination) inside. */
+export type Exclusive = <T>(key: string | readonly string[], publish: () => Promise<T>) => Promise<T>
 
 /** For a store used alone: no other writer to keep out. */
 export const directly: Exclusive = (_key, publish) => publish()
@@ -53,6 +54,22 @@ export interface WriteOptions {
 }
 
 export interface DeleteOptions {
+  preconditions?: Preconditions
+  exclusive?: Exclusive
+}
+
+export interface CopyOptions {
+  /** Only this version of the source (412 otherwise): the one its caller looked at. */
+  sourceEtag?: string
+  /** The destination's, checked when the copy is published under its key lock. */
+  preconditions?: Preconditions
+  exclusive?: Exclusive
+}
+
+export interface MoveOptions {
+  /** The source's, checked when it is taken away under its key lock. */
+  sourcePreconditions?: Preconditions
+  /** The destination's, checked when the object is published there under its key lock. */
   preconditions?: Preconditions
   exclusive?: Exclusive
 }
@@ -142,6 +159,13 @@ export interface ObjectStore {
   write (key: string, body: Bytes, options: WriteOptions): Promise<ObjectMeta>
   /** Resolves false when there was no such object. */
   delete (key: string, options?: DeleteOptions): Promise<boolean>
+  /** Copies an object inside the store, no byte passing through the instance, and publishes it at
+   *  `to` whole, as a write does. Undefined when there is no object at `from`. */
+  copy (from: string, to: string, options?: CopyOptions): Promise<ObjectMeta | undefined>
+  /** Moves an object inside the store: it ends at `to`, and `from` is gone, or, on a failure, it
+   *  is still at `from` (and perhaps also at `to`). A write to `from` during the move is never lost:
+   *  it stays at `from`, or is the version moved. Undefined when there is no object at `from`. */
+  move (from: string, to: string, options?: MoveOptions): Promise<ObjectMeta | undefined>
   /** Throws unless the store answers and takes writes: the readiness check of /health. */
   check (): Promise<void>
   /** Bytes one write holds in memory at most: what an upload takes from the upload memory budget. */
@@ -222,6 +246,8 @@ export function wrapOperations (store: ObjectStore, around: AroundOperation): Ob
     read: around('read', store.read.bind(store)),
     write: around('write', store.write.bind(store)),
     delete: around('delete', store.delete.bind(store)),
+    copy: around('copy', store.copy.bind(store)),
+    move: around('move', store.move.bind(store)),
     check: around('check', store.check.bind(store)),
     writeBufferBytes: store.writeBufferBytes,
     staged: store.staged && wrapStaged(store.staged, around),

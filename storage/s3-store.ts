@@ -1,6 +1,6 @@
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
-  GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
+  GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand, UploadPartCopyCommand,
   type CompletedPart
 } from '@aws-sdk/client-s3'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
@@ -9,7 +9,7 @@ import { PassThrough, Transform, type Readable } from 'node:stream'
 import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
   checkPreconditions, checkStagedId, compareKeys, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
-  type ByteRange, type Bytes, type DeleteOptions, type Exclusive, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore,
+  type ByteRange, type Bytes, type CopyOptions, type DeleteOptions, type MoveOptions, type Exclusive, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore,
   type PresignRequest, type Preconditions, type RangeRequest, type StagedWrites, type WriteOptions
 } from './object-store.js'
 
@@ -39,6 +39,14 @@ const MIN_PART_BYTES = 5 * 1024 * 1024
 const MAX_PARTS = 10_000
 // Where a resumable upload keeps the bytes that do not yet fill a part: outside every `users/` prefix.
 const STAGING_PREFIX = 'stowage-uploads/'
+// S3's largest CopyObject; a larger object is copied in parts (UploadPartCopy) of COPY_PART_BYTES.
+const MAX_COPY_OBJECT_BYTES = 5 * 1024 ** 3
+const COPY_PART_BYTES = 1024 ** 3
+// A copy's deadline grows with its size, at the least rate a store copies at.
+const COPY_BYTES_PER_MS = 20 * 1024
+
+/** A key as x-amz-copy-source wants it: URL-encoded, its slashes kept. */
+const copySource = (bucket: string, key: string) => `${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`
 
 const errorName = (error: unknown) => (error as { name?: string }).name ?? ''
 const statusOf = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode
@@ -188,7 +196,8 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
   // A part sent as it arrives, whose one attempt may fail: the part is then sent again whole.
   const streamingClient = createS3Client(options, true)
   // The SDK retries, and each attempt has its own requestTimeout: one deadline bounds them all.
-  const deadline = () => ({ abortSignal: AbortSignal.timeout(timeoutMs) })
+  const deadline = (ms = timeoutMs) => ({ abortSignal: AbortSignal.timeout(ms) })
+  const copyDeadline = (bytes: number) => deadline(timeoutMs + Math.ceil(bytes / COPY_BYTES_PER_MS))
 
   async function head (key: string): Promise<ObjectMeta | undefined> {
     try {
@@ -240,6 +249,60 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }), deadline()).catch((abortError) => {
       log?.warn({ err: abortError, uploadId }, 'the store refused to abort an unfinished multipart upload')
     })
+  }
+
+  /**
+   * A copy made by the store: CopyObject, or UploadPartCopy in parts for an object larger than
+   * CopyObject takes. It is published under the key locks of the destination, and for a move of the
+   * source too: there the source is looked at again, copied as it is then and deleted, so that no
+   * write to it can land between its copy and its removal. Parts are copied before the locks are
+   * taken; the source must then still be the version they copied.
+   */
+  async function transfer (from: string, to: string, { sourceEtag, sourcePreconditions, preconditions, exclusive = directly, move }: CopyOptions & MoveOptions & { move: boolean }) {
+    const source = await head(from)
+    if (hasPreconditions(sourcePreconditions)) checkPreconditions(source, sourcePreconditions)
+    if (!source) return undefined
+    if (sourceEtag !== undefined && source.etag !== sourceEtag) throw new PreconditionFailedError('the file has changed (If-Match)')
+    const copyFrom = { Bucket: bucket, Key: to, CopySource: copySource(bucket, from) }
+    const publish = (store: (current: ObjectMeta) => Promise<unknown>) => exclusive(move ? [from, to] : to, async () => {
+      const current = move ? await head(from) : source
+      if (move && hasPreconditions(sourcePreconditions)) checkPreconditions(current, sourcePreconditions)
+      if (!current) return undefined
+      if (hasPreconditions(preconditions)) checkPreconditions(await head(to), preconditions)
+      try {
+        await store(current)
+      } catch (error) {
+        if (isNotFound(error) || storeRefusal(error) !== error) throw new PreconditionFailedError('the file changed while it was copied')
+        throw error
+      }
+      if (move) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: from }), deadline())
+      return head(to)
+    })
+    if (source.size <= MAX_COPY_OBJECT_BYTES) {
+      return publish((current) => client.send(new CopyObjectCommand({ ...copyFrom, CopySourceIfMatch: current.etag, MetadataDirective: 'COPY' }), copyDeadline(current.size)))
+    }
+    const uploadId = await multipart.create(to, source.contentType)
+    try {
+      const parts: CompletedPart[] = []
+      const window = partWindow()
+      for (let start = 0; start < source.size; start += COPY_PART_BYTES) {
+        const PartNumber = parts.length + 1
+        const end = Math.min(start + COPY_PART_BYTES, source.size) - 1
+        parts.push({ PartNumber })
+        await window.add(client.send(new UploadPartCopyCommand({ ...copyFrom, CopySourceIfMatch: source.etag, UploadId: uploadId, PartNumber, CopySourceRange: `bytes=${start}-${end}` }),
+          copyDeadline(end - start + 1)).then((answer) => { parts[PartNumber - 1].ETag = answer.CopyPartResult?.ETag }))
+      }
+      await window.drain()
+      const published = await publish(async (current) => {
+        if (current.etag !== source.etag) throw new PreconditionFailedError('the file changed while it was copied')
+        await multipart.complete(to, uploadId, parts, undefined)
+      })
+      if (!published) await abortUpload(to, uploadId)
+      return published
+    } catch (error) {
+      await abortUpload(to, uploadId)
+      throw error
+    }
   }
 
   /** The three steps of a multipart upload, for a write in one request and for a staged one. */
@@ -426,6 +489,10 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
         return true
       })
     },
+
+    copy: (from: string, to: string, options: CopyOptions = {}) => transfer(from, to, { ...options, move: false }),
+
+    move: (from: string, to: string, options: MoveOptions = {}) => transfer(from, to, { ...options, move: true }),
 
     async check () {
       await client.send(new HeadBucketCommand({ Bucket: bucket }), deadline())

@@ -1,0 +1,51 @@
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js'
+import type { FileService } from './files.js'
+import type { Preconditions } from './object-store.js'
+import { checkPrefix } from './paths.js'
+
+// Files copied or moved at once within a page: the store's calls overlap, memory stays one page.
+const TOGETHER = 8
+
+export interface FolderTransfer {
+  files: number
+  bytes: number
+  /** Stopped at its time budget: the same request again goes on where it stopped. */
+  isTruncated: boolean
+}
+
+/**
+ * Copies or moves every file under the folder `from` to the same place under `to`, page by page, a
+ * few files at a time, until all are done or `deadline` (a time) passes. Each file is copied or moved
+ * whole, or not at all; a move takes its files away, so the same request again finds only those
+ * left and finishes the work. A file deleted meanwhile is skipped. `destination` (If-None-Match: *)
+ * applies to each file: the first that exists stops the request with 412.
+ */
+export async function transferFolder (
+  service: FileService, userId: string, operation: 'copy' | 'move', from: string, to: string,
+  { destination, deadline }: { destination?: Preconditions, deadline: number }
+): Promise<FolderTransfer> {
+  checkPrefix(from)
+  checkPrefix(to)
+  if (to !== '' && !to.endsWith('/')) throw new BadRequestError('to must be a folder (end in "/", or be empty for your root) when from is one')
+  if (to.startsWith(from)) throw new ConflictError(`${to || 'your root'} is inside ${from}: a folder cannot be put inside itself`)
+  const done = { files: 0, bytes: 0 }
+  let continuationToken: string | undefined
+  for (let first = true; ; first = false) {
+    const page = await service.list(userId, { prefix: from, continuationToken })
+    if (first && page.files.length === 0) throw new NotFoundError(`no files under ${from}`)
+    for (let at = 0; at < page.files.length; at += TOGETHER) {
+      await Promise.all(page.files.slice(at, at + TOGETHER).map(async (file) => {
+        try {
+          const result = await service[operation](userId, file.key, to + file.key.slice(from.length), { destination })
+          done.files++
+          done.bytes += result.size
+        } catch (error) {
+          if (!(error instanceof NotFoundError)) throw error
+        }
+      }))
+    }
+    if (!page.isTruncated) return { ...done, isTruncated: false }
+    if (Date.now() >= deadline) return { ...done, isTruncated: true }
+    continuationToken = page.continuationToken
+  }
+}
