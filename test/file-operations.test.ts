@@ -92,6 +92,19 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal((await user.operate('moves', { from: 'to/b.txt', to: 'to/b.txt' })).statusCode, 409)
   })
 
+  t.test(`${driver}: a write to the source during its move is not lost`, async (t) => {
+    const user = await userOf(t, driver)
+    const body = (round: number) => `${round}`.repeat(256 * 1024)
+    for (let round = 0; round < 5; round++) {
+      await user.put(`${round}.txt`, 'before')
+      const [moved, written] = await Promise.all([user.operate('moves', { from: `${round}.txt`, to: `${round}-moved.txt` }), user.put(`${round}.txt`, body(round))])
+      t.equal(moved.statusCode, 200)
+      t.ok(written)
+      const [source, destination] = await Promise.all([user.read(`${round}.txt`), user.read(`${round}-moved.txt`)])
+      t.ok(source === body(round) || destination === body(round), `round ${round}: the write is ${source === body(round) ? 'at the source' : 'moved'}`)
+    }
+  })
+
   t.test(`${driver}: folders copied and moved whole; refusals`, async (t) => {
     const user = await userOf(t, driver)
     for (const path of ['docs/a.txt', 'docs/sub/b.txt', 'docs/sub/deeper/c.txt', 'docsx.txt']) await user.put(path, path)

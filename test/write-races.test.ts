@@ -45,4 +45,39 @@ for (const driver of ['fs', 's3'] as const) {
     const deletes = await Promise.all([0, 1, 2, 3].map((i) => request(i, 'DELETE', '/api/raw/new.txt', { 'if-match': current })))
     t.same(deletes.map((answer) => answer.status).sort(), [204, 412, 412, 412], 'one conditional delete wins')
   })
+
+  t.test(`${driver}: across two instances, a move racing If-Match writers of its source: exactly one wins, nothing is lost`, { skip }, async (t) => {
+    const { request } = await twoInstances(t, driver)
+    const etag = (await request(0, 'PUT', '/api/raw/race/source.txt', {}, 'original')).headers.get('etag')!
+    const move = () => request(0, 'POST', '/api/moves', { 'content-type': 'application/json', 'if-match': etag }, JSON.stringify({ from: 'race/source.txt', to: 'race/moved.txt' }))
+    const [moved, ...writes] = await Promise.all([move(), ...Array.from({ length: 4 }, (_, i) => request(1, 'PUT', '/api/raw/race/source.txt', { 'if-match': etag }, body(i)))])
+    const winners = [moved, ...writes].filter((answer) => answer.status === 200)
+    t.equal(winners.length, 1, `one won (move ${moved.status}, writes ${writes.map((answer) => answer.status)})`)
+    t.same([moved, ...writes].filter((answer) => answer.status !== 200).map((answer) => answer.status), [412, 412, 412, 412])
+    const [source, destination] = await Promise.all(['race/source.txt', 'race/moved.txt'].map((path) => request(1, 'GET', `/api/raw/${path}`)))
+    if (moved.status === 200) {
+      t.equal(await destination.text(), 'original')
+      t.equal(source.status, 404)
+    } else {
+      const winner = writes.findIndex((answer) => answer.status === 200)
+      t.same(Buffer.from(await source.arrayBuffer()), body(winner))
+      t.equal(destination.status, 404, 'a refused move leaves nothing behind')
+    }
+
+    // Unconditional writes during moves: each write's body ends at the source or, moved, at the destination.
+    for (let round = 0; round < 5; round++) {
+      await request(0, 'PUT', `/api/raw/loop/${round}.txt`, {}, 'before')
+      const [move, write] = await Promise.all([
+        request(0, 'POST', '/api/moves', { 'content-type': 'application/json' }, JSON.stringify({ from: `loop/${round}.txt`, to: `loop/${round}-moved.txt` })),
+        request(1, 'PUT', `/api/raw/loop/${round}.txt`, {}, body(round))
+      ])
+      t.equal(move.status, 200)
+      t.equal(write.status, 200)
+      const found = await Promise.all([`loop/${round}.txt`, `loop/${round}-moved.txt`].map(async (path) => {
+        const answer = await request(1, 'GET', `/api/raw/${path}`)
+        return answer.status === 200 && Buffer.from(await answer.arrayBuffer()).equals(body(round))
+      }))
+      t.ok(found.includes(true), `round ${round}: the write is ${found[0] ? 'at the source' : 'moved'}`)
+    }
+  })
 }

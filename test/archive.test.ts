@@ -1,0 +1,111 @@
+import { randomBytes, randomUUID } from 'node:crypto'
+import { request } from 'node:http'
+import t, { type Test } from 'tap'
+import yauzl from 'yauzl'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { startS3Server } from './helpers/s3.js'
+import { startService } from './helpers/service.js'
+import { generatedFile, putStream, sampleRss } from './helpers/streams.js'
+
+const MIB = 1024 * 1024
+const s3 = await startS3Server()
+t.teardown(() => s3.close())
+
+/** Every entry of a zip in memory: its name and bytes, read by yauzl, which checks each CRC. */
+function unzip (zip: Buffer): Promise<Map<string, Buffer>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(zip, { lazyEntries: true, strictFileNames: true }, (error, archive) => {
+      if (error) return reject(error)
+      const entries = new Map<string, Buffer>()
+      archive.on('entry', (entry: yauzl.Entry) => {
+        archive.openReadStream(entry, (error, stream) => {
+          if (error) return reject(error)
+          const chunks: Buffer[] = []
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject).on('end', () => {
+            entries.set(entry.fileName, Buffer.concat(chunks))
+            archive.readEntry()
+          })
+        })
+      })
+      archive.on('end', () => resolve(entries)).on('error', reject)
+      archive.readEntry()
+    })
+  })
+}
+
+/** A GET over a real socket, hashed as it arrives; `whole` is false when the answer was cut off. */
+function download (port: number, path: string, headers: Record<string, string>, onBytes?: (bytes: number) => void) {
+  return new Promise<{ status: number, bytes: number, whole: boolean, contentType?: string }>((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path, headers }, (res) => {
+      let bytes = 0
+      res.on('data', (chunk: Buffer) => { bytes += chunk.length; onBytes?.(bytes) })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, whole: true, contentType: res.headers['content-type'] }))
+      res.on('error', () => resolve({ status: res.statusCode ?? 0, bytes, whole: false }))
+    }).on('error', reject).end()
+  })
+}
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: every file under the prefix, named relative to it in UTF-8, byte-identical`, async (t) => {
+    const { app, close } = await buildTestApp({ driver, s3 })
+    t.teardown(close)
+    const { key } = await app.stowageKeys.create({ userId: `user-${randomUUID()}`, orgId: null })
+    const headers = bearer(key)
+    const files = new Map([
+      ['trip/notes.txt', Buffer.from('day one')],
+      ['trip/photos/café.jpg', randomBytes(300_000)],
+      ['trip/photos/日本/夜.png', randomBytes(1000)],
+      ['trip/empty.txt', Buffer.alloc(0)],
+      ['tripod.txt', Buffer.from('beside the folder')]
+    ])
+    for (const [path, body] of files) {
+      const res = await app.inject({ method: 'PUT', url: `/api/raw/${encodeURI(path)}`, headers, payload: body })
+      t.equal(res.statusCode, 200, res.payload)
+    }
+    const res = await app.inject({ url: '/api/archive?prefix=trip/', headers })
+    t.equal(res.statusCode, 200)
+    t.equal(res.headers['content-type'], 'application/zip')
+    t.equal(res.headers['content-disposition'], 'attachment; filename*=UTF-8\'\'trip.zip')
+    const entries = await unzip(res.rawPayload)
+    t.same([...entries.keys()].sort(), ['empty.txt', 'notes.txt', 'photos/café.jpg', 'photos/日本/夜.png'])
+    for (const [name, bytes] of entries) t.ok(bytes.equals(files.get(`trip/${name}`)!), `${name} byte-identical`)
+
+    const whole = await unzip((await app.inject({ url: '/api/archive?prefix=', headers })).rawPayload)
+    t.equal(whole.size, 5, 'an empty prefix zips every file')
+    t.equal((await app.inject({ url: '/api/archive?prefix=nothing/', headers })).statusCode, 404)
+    t.equal((await app.inject({ url: '/api/archive?prefix=../', headers })).statusCode, 400)
+    t.equal((await app.inject({ url: '/api/archive', headers })).statusCode, 400, 'the prefix is asked for')
+    t.equal((await app.inject({ url: '/api/archive?prefix=trip/' })).statusCode, 401)
+  })
+
+  t.test(`${driver}: a zip larger than the upload memory budget, with the server's memory flat`, async (t) => {
+    const service = await startService(t, { driver, s3, env: { UPLOAD_MEMORY_BYTES: String(32 * MIB) } })
+    const target = (path: string) => ({ port: service.port, path: `/api/raw/${path}`, headers: service.auth })
+    for (let i = 0; i < 6; i++) t.equal((await putStream(target(`big/part-${i}.bin`), generatedFile(16), 16 * MIB)).status, 200)
+    const rss = sampleRss(service.server.child.pid!)
+    const got = await download(service.port, '/api/archive?prefix=big/', service.auth)
+    const { growthBytes } = rss.stop()
+    t.equal(got.status, 200)
+    t.ok(got.whole)
+    t.ok(got.bytes > 96 * MIB, `${(got.bytes / MIB).toFixed(1)} MiB of zip`)
+    t.ok(growthBytes < 64 * MIB, `RSS grew by ${(growthBytes / MIB).toFixed(1)} MiB for a 96 MiB zip`)
+  })
+}
+
+t.test('a zip whose store stops answering mid-way is cut off, never ended as if whole', async (t: Test) => {
+  const service = await startService(t, { driver: 's3', s3, env: { S3_IDLE_TIMEOUT_MS: '1000' } })
+  const target = (path: string) => ({ port: service.port, path: `/api/raw/${path}`, headers: service.auth })
+  for (let i = 0; i < 4; i++) t.equal((await putStream(target(`cut/${i}.bin`), generatedFile(8), 8 * MIB)).status, 200)
+  let paused = false
+  const got = await download(service.port, '/api/archive?prefix=cut/', service.auth, (bytes) => {
+    if (!paused && bytes > 4 * MIB) {
+      paused = true
+      s3.pause()
+    }
+  })
+  s3.resume()
+  t.ok(paused)
+  t.equal(got.status, 200, 'the answer had begun')
+  t.notOk(got.whole, 'and ends as an error, not as a short zip')
+  t.ok(got.bytes < 32 * MIB)
+})
