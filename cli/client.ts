@@ -155,19 +155,29 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
     const sent = { ...await headers(), ...extraHeaders, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }
     return reach(async () => {
       const response = await fetch(base + path, { method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body) })
-      return { status: response.status, statusText: response.statusText, contentType: response.headers.get('content-type'), text: await response.text() }
+      return {
+        status: response.status, statusText: response.statusText, contentType: response.headers.get('content-type'), text: await response.text(), headers: response.headers
+      }
     })
+  }
+  const sendRenewed = async (method: string, path: string, body: unknown, extraHeaders: Record<string, string>) => {
+    const answer = await send(method, path, body, extraHeaders)
+    if (answer.status !== 401 || !session) return answer
+    // An access token revoked before its time: renewed once, and the request sent again.
+    await session.afterRefused()
+    return send(method, path, body, extraHeaders)
   }
   return {
     session,
     async call (method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<any> {
-      let answer = await send(method, path, body, extraHeaders)
-      // An access token revoked before its time: renewed once, and the request sent again.
-      if (answer.status === 401 && session) {
-        await session.afterRefused()
-        answer = await send(method, path, body, extraHeaders)
-      }
-      return interpret(answer)
+      return interpret(await sendRenewed(method, path, body, extraHeaders))
+    },
+    /** Deletes a file; resolves with the trash item it became, if the service keeps a trash. */
+    async remove (path: string, conditions: Record<string, string> = {}): Promise<{ trashId?: string }> {
+      const answer = await sendRenewed('DELETE', `/api/raw/${remotePath(path)}`, undefined, conditions)
+      interpret(answer)
+      const trashId = answer.headers.get('stowage-trash-id')
+      return trashId ? { trashId } : {}
     },
     /**
      * The file at `remote`: in one streamed PUT /api/raw, with its length declared so that a 413 or
@@ -303,7 +313,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     options: {
       json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' },
       long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' },
-      delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }
+      delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }, to: { type: 'string' }
     }
   })
   const json = values.json === true
@@ -341,13 +351,16 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const direction = await stat(from).then((found) => found.isDirectory(), () => false) ? 'up' : 'down'
       const [localDir, remote] = direction === 'up' ? [from, to] : [to, from]
       const prefix = remote === '' || remote === '/' ? '' : remotePrefix(remote.endsWith('/') ? remote : remote + '/')
+      let trashed = 0
       const concurrency = Number(values.concurrency ?? 4)
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be an integer from 1 to 64')
       const summary = await syncFolder(direction, localDir, prefix, {
         list: async (under) => new Map((await listAll(under)).map((file) => [file.key, { size: file.size, etag: file.etag }])),
         upload: (key, local, conditions) => client.upload(key, local, CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream', conditions, io, true),
         download: async (key, local) => { await client.download(`/api/raw/${remotePath(key)}`, local, io, true) },
-        remove: async (key, conditions) => { await api('DELETE', `/api/raw/${remotePath(key)}`, undefined, conditions) }
+        remove: async (key, conditions) => {
+          if ((await client.remove(key, conditions)).trashId) trashed++
+        }
       }, io, {
         delete: values.delete === true, dryRun: values['dry-run'] === true, concurrency,
         stateDir: join(dirname(settingsPath(io.env)), 'sync'), serviceUrl: settings.url
@@ -356,9 +369,11 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const lines = [
         ...summary.uploaded.map((path) => `${verb}upload ${path}`), ...summary.downloaded.map((path) => `${verb}download ${path}`),
         ...summary.deleted.map((path) => `${verb}delete ${path}`), ...summary.conflicts.map(({ path, reason }) => `conflict ${path}: ${reason}`),
-        `${summary.uploaded.length} uploaded, ${summary.downloaded.length} downloaded, ${summary.deleted.length} deleted, ${summary.unchanged} unchanged, ${summary.conflicts.length} conflicts${summary.dryRun ? ' (dry run: nothing changed)' : ''}`
+        `${summary.uploaded.length} uploaded, ${summary.downloaded.length} downloaded, ${summary.deleted.length} deleted, ${summary.unchanged} unchanged, ${summary.conflicts.length} conflicts${summary.dryRun ? ' (dry run: nothing changed)' : ''}`,
+        // Deleted on the server: kept in its trash, from where they come back.
+        ...trashed > 0 ? [`${trashed} deleted on the server went to its trash: "stowage trash" lists them, "stowage trash restore ID" puts one back`] : []
       ]
-      print(io, json, summary, lines.join('\n') + '\n')
+      print(io, json, { ...summary, ...direction === 'up' && values.delete === true ? { trashed } : {} }, lines.join('\n') + '\n')
       // A conflict needs someone's attention: scripts see it in the exit code.
       if (summary.conflicts.length > 0) throw new SyncConflicts(`${summary.conflicts.length} conflicts; nothing was overwritten`)
       return
@@ -427,8 +442,62 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     }
     case 'rm': {
       const path = need(first, 'rm PATH')
-      await api('DELETE', `/api/files/${remotePath(path)}`)
-      return print(io, json, { deleted: path }, '')
+      const { trashId } = await client.remove(path)
+      // Stdout stays empty for scripts; a person is told where the file went.
+      if (trashId && !json) io.stderr.write(`${path} is in the trash: "stowage trash restore ${trashId}" puts it back\n`)
+      return print(io, json, { deleted: path, ...trashId ? { trashId } : {} }, '')
+    }
+    case 'cp':
+    case 'mv': {
+      const usage = `${command} FROM TO [--if-match ETAG] [--no-clobber]   (a FROM ending in "/" is a folder)`
+      const [from, to] = [need(first, usage), need(second, usage)]
+      if (values['if-match'] !== undefined && values['no-clobber']) throw new UsageError('--if-match and --no-clobber exclude each other')
+      const conditions: Record<string, string> = {
+        ...values['no-clobber'] ? { 'if-none-match': '*' } : {}, ...values['if-match'] !== undefined ? { 'if-match': quotedEtag(values['if-match']) } : {}
+      }
+      const route = command === 'cp' ? '/api/copies' : '/api/moves'
+      if (!from.endsWith('/')) {
+        const done = await api('POST', route, { from, to }, conditions)
+        return print(io, json, done, `${done.key} (${done.size} bytes) ${done.etag}\n`)
+      }
+      // A folder: the service works in steps of a few seconds; each request goes on where the last stopped.
+      const total = { files: 0, bytes: 0 }
+      for (let more = true; more;) {
+        const step = await api('POST', route, { from, to }, conditions)
+        total.files += step.files
+        total.bytes += step.bytes
+        more = step.isTruncated
+      }
+      return print(io, json, total, `${command === 'cp' ? 'copied' : 'moved'} ${total.files} files (${total.bytes} bytes) from ${from} to ${to || 'your root'}\n`)
+    }
+    case 'trash': {
+      const usage = 'trash [ls] | trash restore ID [--to PATH] | trash rm ID | trash empty'
+      if (first === undefined || first === 'ls') {
+        const items = []
+        let token: string | undefined
+        do {
+          const page = await api('GET', `/api/trash${token ? `?continuationToken=${encodeURIComponent(token)}` : ''}`)
+          items.push(...page.items)
+          token = page.continuationToken
+        } while (token)
+        return print(io, json, { items }, items.map((item: Record<string, string>) =>
+          `${item.id}  ${String(item.size).padStart(10)}  deleted ${item.deletedAt}  purged ${item.expiresAt}  ${item.key}\n`).join(''))
+      }
+      if (first === 'restore') {
+        const id = need(second, usage)
+        const restored = await api('POST', `/api/trash/${encodeURIComponent(id)}/restore`, values.to === undefined ? {} : { to: values.to })
+        return print(io, json, restored, `${restored.key} (${restored.size} bytes) ${restored.etag}\n`)
+      }
+      if (first === 'rm') {
+        const id = need(second, usage)
+        await api('DELETE', `/api/trash/${encodeURIComponent(id)}`)
+        return print(io, json, { purged: id }, '')
+      }
+      if (first === 'empty') {
+        await api('DELETE', '/api/trash')
+        return print(io, json, { emptied: true }, '')
+      }
+      throw new UsageError(`usage: stowage ${usage}`)
     }
     case 'keys': {
       if (first === 'create') {

@@ -23,7 +23,15 @@ Usage:
                                               --no-clobber only if PATH does not exist yet; from
                                               64 MiB ($STOWAGE_RESUMABLE_BYTES) in resumable pieces:
                                               run it again after an interruption to go on
-  stowage rm PATH
+  stowage rm PATH                             to the service's trash, unless it keeps none
+  stowage cp FROM TO | mv FROM TO [--if-match ETAG] [--no-clobber]
+                                              copied or moved by the service, no byte downloaded;
+                                              a FROM ending in "/" is a folder, TO then one too;
+                                              --if-match names FROM's version, --no-clobber keeps
+                                              files already at TO (412)
+  stowage trash [ls] | trash restore ID [--to PATH] | trash rm ID | trash empty
+                                              deleted files, kept TRASH_RETENTION_DAYS (30): list,
+                                              put one back (where it was, or at PATH), purge
   stowage sync LOCAL_DIR PREFIX | sync PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N]
                                               copies what is new or changed, the folder here being
                                               the source when it comes first; a file changed on

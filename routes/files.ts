@@ -8,7 +8,7 @@ import { createByteBudget, type ByteBudget } from '../limits.js'
 import { readConditions, writePreconditions } from '../storage/conditional.js'
 import { parseUpload } from '../storage/upload-body.js'
 import { stowageOf } from '../plugins/decorators.js'
-import { DOCUMENTED, RAW_FILE_HEADERS } from '../schemas/openapi.js'
+import { DOCUMENTED, TRASH_ID_HEADER, TRASH_ID_HEADERS, RAW_FILE_HEADERS } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery, ReadHeaders, WriteHeaders } from '../schemas/files.js'
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
@@ -121,10 +121,11 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       security: CALLER_SECURITY,
       params: FilePathParams,
       headers: WriteHeaders,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 404, 412, ...CALLER_REFUSALS) }
+      response: { 204: { ...Type.Null({ description: 'Deleted: in the trash, unless TRASH_RETENTION_DAYS is 0' }), headers: TRASH_ID_HEADERS }, ...errorResponses(400, 404, 412, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => {
-    await files.delete(request.userId, request.params['*'], writePreconditions(request.headers))
+    const { trashId } = await files.delete(request.userId, request.params['*'], writePreconditions(request.headers))
+    if (trashId) reply.header(TRASH_ID_HEADER, trashId)
     return reply.code(204).send(null)
   })
 }

@@ -6,7 +6,7 @@ import { isNotModified, readConditions, writePreconditions } from '../storage/co
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FilePathParams, FileWritten, RangeHeaders, ReadHeaders, WriteHeaders } from '../schemas/files.js'
-import { describeRawUpload, DOCUMENTED, DOCUMENTED_HEAD, RAW_FILE_HEADERS } from '../schemas/openapi.js'
+import { describeRawUpload, DOCUMENTED, TRASH_ID_HEADER, TRASH_ID_HEADERS, DOCUMENTED_HEAD, RAW_FILE_HEADERS } from '../schemas/openapi.js'
 import { receiveRawFile, sendRawHeaders, serveRawFile } from './file-answers.js'
 
 export interface RawRoutesOptions {
@@ -96,10 +96,11 @@ export const rawRoutes: FastifyPluginAsyncTypebox<RawRoutesOptions> = async (app
       security: CALLER_SECURITY,
       params: FilePathParams,
       headers: WriteHeaders,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...errorResponses(400, 404, 412, ...CALLER_REFUSALS) }
+      response: { 204: { ...Type.Null({ description: 'Deleted: in the trash, unless TRASH_RETENTION_DAYS is 0' }), headers: TRASH_ID_HEADERS }, ...errorResponses(400, 404, 412, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => {
-    await files.delete(request.userId, request.params['*'], writePreconditions(request.headers))
+    const { trashId } = await files.delete(request.userId, request.params['*'], writePreconditions(request.headers))
+    if (trashId) reply.header(TRASH_ID_HEADER, trashId)
     return reply.code(204).send(null)
   })
 }

@@ -70,3 +70,7 @@ export function describeHeadRoute (route: Parameters<typeof describeRoute>[0]) {
 
 /** The `config` of an explicit HEAD route. */
 export const DOCUMENTED_HEAD = { swaggerTransform: describeHeadRoute, swagger: { exposeHeadRoute: true } }
+
+/** Where a deleted file went: the id its trash item has, to restore it (Undo). */
+export const TRASH_ID_HEADER = 'stowage-trash-id'
+export const TRASH_ID_HEADERS = { 'Stowage-Trash-Id': { type: 'string', description: 'The deleted file\'s trash item: POST /api/trash/{id}/restore puts it back. Absent when TRASH_RETENTION_DAYS is 0' } }

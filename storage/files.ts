@@ -141,13 +141,16 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return described(path, stored)
     },
 
-    /** To the trash when it keeps files, else at once. */
-    async delete (userId: string, path: string, preconditions?: Preconditions) {
+    /** To the trash when it keeps files (resolving with the trash item's id), else at once. */
+    async delete (userId: string, path: string, preconditions?: Preconditions): Promise<{ trashId?: string }> {
       const key = keyOf(userId, path)
-      const deleted = trash?.keeps
-        ? await trash.discard(userId, path, key, preconditions)
-        : await store.delete(key, { preconditions, exclusive })
-      if (!deleted) throw notFound(path)
+      if (trash?.keeps) {
+        const trashId = await trash.discard(userId, path, key, preconditions)
+        if (!trashId) throw notFound(path)
+        return { trashId }
+      }
+      if (!(await store.delete(key, { preconditions, exclusive }))) throw notFound(path)
+      return {}
     },
 
     /** A copy made by the store; If-Match of `source` picks the version copied. */

@@ -50,8 +50,8 @@ export function createTrash ({ store, repository, retentionMs, exclusive }: Tras
   return {
     keeps: retentionMs > 0,
 
-    /** Moves the file at `key` to the trash; false when there is no such file. */
-    async discard (userId: string, path: string, key: string, preconditions?: Preconditions): Promise<boolean> {
+    /** Moves the file at `key` to the trash; resolves with its item's id, or undefined when there is no such file. */
+    async discard (userId: string, path: string, key: string, preconditions?: Preconditions): Promise<string | undefined> {
       const id = randomBytes(16).toString('hex')
       const objectKey = `${TRASH_PREFIX}${userId}/${id}`
       const current = await store.head(key)
@@ -66,9 +66,12 @@ export function createTrash ({ store, repository, retentionMs, exclusive }: Tras
         await repository.remove(id)
         throw error
       }
-      if (!moved) await repository.remove(id)
-      else if (moved.etag !== current?.etag || moved.size !== current.size) await repository.settle(id, moved)
-      return moved !== undefined
+      if (!moved) {
+        await repository.remove(id)
+        return undefined
+      }
+      if (moved.etag !== current?.etag || moved.size !== current.size) await repository.settle(id, moved)
+      return id
     },
 
     async list (userId: string, continuationToken?: string) {

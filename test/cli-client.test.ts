@@ -328,6 +328,45 @@ t.test('share prints a link that works without credentials: to read a file, or w
   t.match((await cli(['share', 'missing.md'])).stderr, /^stowage: 404/, 'a download link of a missing file')
 })
 
+t.test('cp and mv of files and folders, rm to the trash, trash ls, restore, rm and empty', async (t) => {
+  const { url, home, cli, apiKey } = await setup(t, { FOLDER_OPERATION_BUDGET_MS: '100' })
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const local = join(home, 'a.txt')
+  await writeFile(local, 'alpha')
+  for (let i = 0; i < 150; i++) t.equal((await cli(['put', local, `album/${String(i).padStart(3, '0')}.txt`])).code, 0)
+
+  const copied = await cli(['cp', 'album/000.txt', 'single/copy.txt'])
+  t.equal(copied.code, 0, copied.stderr)
+  t.match(copied.stdout, /^single\/copy\.txt \(5 bytes\) "[0-9a-f]{32}"\n$/)
+  t.equal((await cli(['cp', 'album/000.txt', 'single/copy.txt', '--no-clobber'])).code, 1, 'a refused copy exits 1')
+  const folder = await cli(['mv', 'album/', 'photos/2026/'])
+  t.equal(folder.code, 0, folder.stderr)
+  t.equal(folder.stdout, 'moved 150 files (750 bytes) from album/ to photos/2026/\n', 'every step of the folder, summed')
+  t.equal((await cli(['get', 'photos/2026/149.txt'])).stdout, 'alpha')
+  t.equal((await cli(['mv', 'photos/', 'photos/inner/'])).code, 1, 'into itself: the service refuses')
+  t.equal((await cli(['mv', 'only-one'])).code, 2)
+
+  const removed = await cli(['rm', 'single/copy.txt'])
+  t.equal(removed.code, 0)
+  t.equal(removed.stdout, '', 'stdout stays empty for scripts')
+  const [, id] = /trash restore ([0-9a-f]{32})/.exec(removed.stderr) ?? []
+  t.ok(id, `a person is told how to get it back: ${removed.stderr}`)
+  t.match((await cli(['trash'])).stdout, new RegExp(`^${id} +5  deleted \\S+  purged \\S+  single/copy\\.txt\n$`))
+  t.equal((await cli(['trash', 'restore', id, '--to', 'single/back.txt'])).code, 0)
+  t.equal((await cli(['get', 'single/back.txt'])).stdout, 'alpha')
+  t.equal((await cli(['trash', 'restore', id])).code, 1, 'restored once')
+
+  await cli(['rm', 'single/back.txt'])
+  await cli(['rm', 'photos/2026/000.txt'])
+  const items = JSON.parse((await cli(['trash', 'ls', '--json'])).stdout).items
+  t.equal(items.length, 2)
+  t.equal((await cli(['trash', 'rm', items[0].id])).code, 0)
+  t.equal(JSON.parse((await cli(['trash', '--json'])).stdout).items.length, 1)
+  t.equal((await cli(['trash', 'empty'])).code, 0)
+  t.same(JSON.parse((await cli(['trash', '--json'])).stdout).items, [])
+  t.equal((await cli(['trash', 'recycle'])).code, 2, 'a usage mistake')
+})
+
 t.test('sync: a tree of Unicode names up and down; what changed on both sides is a conflict, and nothing is lost', async (t) => {
   const { url, home, cli, apiKey } = await setup(t)
   t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
@@ -385,7 +424,10 @@ t.test('sync: a tree of Unicode names up and down; what changed on both sides is
   t.equal(await remote('a.txt'), 'alpha 2', 'a dry run changes nothing')
   run = await sync(tree, 'backup', '--delete')
   t.ok(run.summary.deleted.includes('a.txt'))
+  t.equal(run.summary.trashed, 1, 'into the server\'s trash')
   t.equal((await cli(['get', 'backup/a.txt'])).code, 1, 'deleted on the server')
+  const trashed = JSON.parse((await cli(['trash', '--json'])).stdout).items
+  t.match(trashed, [{ key: 'backup/a.txt', size: 'alpha 2'.length }], 'where it can be restored from')
   run = await sync('backup', restore, '--delete')
   t.ok(run.summary.deleted.includes('a.txt'), 'and, synced down with --delete, here')
   t.notOk(existsSync(join(restore, 'a.txt')))

@@ -63,6 +63,7 @@ for (const driver of ['fs', 's3'] as const) {
     const [item] = (await user.trash()).items
     t.match(item, { key: 'photos/cat.jpg', size: content.length, etag })
     t.match(item.id, /^[0-9a-f]{32}$/)
+    t.equal(deleted.headers['stowage-trash-id'], item.id, 'the delete names its trash item, for an Undo')
     const kept = Date.parse(item.expiresAt) - Date.parse(item.deletedAt)
     t.equal(kept, 30 * DAY_MS, 'kept 30 days by default')
     t.ok(await user.stored(item.id), 'the store holds it outside the user\'s prefix')
@@ -153,7 +154,9 @@ for (const driver of ['fs', 's3'] as const) {
 
     const atOnce = await userOf(t, driver, { TRASH_RETENTION_DAYS: '0' })
     await atOnce.put('gone.txt', 'gone')
-    t.equal((await atOnce.app.inject({ method: 'DELETE', url: '/api/files/gone.txt', headers: atOnce.headers })).statusCode, 204)
+    const gone = await atOnce.app.inject({ method: 'DELETE', url: '/api/files/gone.txt', headers: atOnce.headers })
+    t.equal(gone.statusCode, 204)
+    t.notOk(gone.headers['stowage-trash-id'])
     t.same((await atOnce.trash()).items, [])
     t.equal((await atOnce.restore('0'.repeat(32))).statusCode, 404)
     t.equal((await atOnce.app.inject({ method: 'DELETE', url: '/api/files/gone.txt', headers: atOnce.headers })).statusCode, 404)
