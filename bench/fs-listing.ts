@@ -34,3 +34,35 @@ export async function measureFsListing () {
     await rm(dir, { recursive: true, force: true })
   }
 }
+
+/** Mean time of one one-level page of 100 files in a folder that also holds a folder of `below`
+ *  files (in folders of 1,000): a page reads one directory, so it must not grow with them. */
+async function oneLevelPage (below: number) {
+  const dir = await mkdtemp(join(tmpdir(), 'stowage-bench-level-'))
+  try {
+    const store = createFsStore(dir)
+    await store.open!()
+    const prefix = 'users/bench/files/top/'
+    const body = [Buffer.from('x')]
+    const write = (key: string) => store.write(prefix + key, body, { contentType: 'text/plain', maxBytes: 1 })
+    const keys = [
+      ...Array.from({ length: 100 }, (_, i) => `${String(i).padStart(3, '0')}.txt`),
+      ...Array.from({ length: below }, (_, i) => `deep/${Math.floor(i / 1000)}/${i}.txt`)
+    ]
+    for (let i = 0; i < keys.length; i += 256) await Promise.all(keys.slice(i, i + 256).map(write))
+    const page = () => store.list(prefix, { limit: 100, delimiter: '/' })
+    await page()
+    const started = performance.now()
+    for (let i = 0; i < REPEATS; i++) await page()
+    return (performance.now() - started) / REPEATS
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/** A one-level page with 100,000 files below it against one with 100. */
+export async function measureOneLevelPages () {
+  const few = await oneLevelPage(100)
+  const many = await oneLevelPage(100_000)
+  return { few, many }
+}

@@ -13,7 +13,8 @@ import bcrypt from 'bcrypt'
 import { performance } from 'node:perf_hooks'
 import { generateApiKey } from '../keys/api-key.js'
 import { measureAttack, measureColdBurst } from './attack.js'
-import { measureFsListing } from './fs-listing.js'
+import { measureFsListing, measureOneLevelPages } from './fs-listing.js'
+import { copyAndMove, zipAgainstRaw } from './file-operations.js'
 import { measureKeyVerification } from './key-verification.js'
 import { compareThroughput, transferGrowth, tusAgainstRaw, type StreamingTarget } from './streaming.js'
 import { putStream, generatedFile } from '../test/helpers/streams.js'
@@ -42,7 +43,7 @@ function firstLine (child: ChildProcess): Promise<string> {
 }
 
 async function waitUntilHealthy (base: string) {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) {
     if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return
     await sleep(100)
   }
@@ -141,6 +142,8 @@ async function main () {
       S3_FORCE_PATH_STYLE: 'true',
       JWT_ISSUER: idp.issuer,
       JWT_AUDIENCE: TEST_AUDIENCE,
+      // The measures delete what they made: straight away, not into a trash of gigabytes.
+      TRASH_RETENTION_DAYS: '0',
       LOG_LEVEL: 'warn'
     })
     let nextPort = port + 100
@@ -215,6 +218,36 @@ async function main () {
         }
       }
     }
+    /** Copy, move and zip: bytes through the service, its memory, the zip's speed; one-level pages on fs. */
+    async function measureFileOperations () {
+      console.log('\nFile operations (copy, move, zip, one level)')
+      const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
+      const s3Service = await freshService('s3')
+      try {
+        const { copy, move } = await copyAndMove(s3Service, 1024)
+        console.log(`s3: copy of 1 GiB: ${mib(copy.bytes)} through the service, RSS growth ${mib(copy.growth)}; move: ${mib(move.bytes)}, ${mib(move.growth)}`)
+        ratio('s3: copy of 1 GiB, MiB through the service', copy.bytes / 1048576, '~0')
+        ratio('s3: copy of 1 GiB, RSS growth (MiB)', copy.growth / 1048576, '<= 16')
+        ratio('s3: move of 1 GiB, MiB through the service', move.bytes / 1048576, '~0')
+        ratio('s3: move of 1 GiB, RSS growth (MiB)', move.growth / 1048576, '<= 16')
+      } finally {
+        s3Service.child.kill('SIGTERM')
+      }
+      for (const driver of ['s3', 'fs']) {
+        const service = await freshService(driver)
+        try {
+          const { zip, raw } = await zipAgainstRaw(service, 64, 16)
+          console.log(`${driver}: zip of 64 files of 16 MiB ${zip.toFixed(0)} MB/s; raw GET of one 1 GiB file ${raw.toFixed(0)} MB/s`)
+          ratio(`${driver}: zip of 1 GiB / raw GET of 1 GiB`, zip / raw, '>= 0.7')
+        } finally {
+          service.child.kill('SIGTERM')
+        }
+      }
+      const pages = await measureOneLevelPages()
+      console.log(`fs: a one-level page of 100 files: ${pages.few.toFixed(2)} ms with 100 files below it, ${pages.many.toFixed(2)} ms with 100,000`)
+      ratio('fs: one-level page, 100,000 below / 100 below', pages.many / pages.few, '<= 1.5')
+    }
+    if (process.env.BENCH_ONLY === 'operations') return await measureFileOperations()
     // BENCH_ONLY=streaming: only these, a few minutes instead of the whole run.
     if (process.env.BENCH_ONLY === 'streaming') return await measureStreaming()
     if (process.env.BENCH_ONLY === 'uploads') return await measureResumable()
@@ -329,6 +362,7 @@ async function main () {
 
 
     await measureStreaming()
+    await measureFileOperations()
 
     console.log()
     const listing = await measureFsListing()

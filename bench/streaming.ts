@@ -16,7 +16,7 @@ export interface StreamingTarget {
 }
 
 /** Bytes/s of one GET of `url`, the body drained as it comes. */
-function download (url: string, headers: Record<string, string> = {}): Promise<{ bytes: number, seconds: number }> {
+export function download (url: string, headers: Record<string, string> = {}): Promise<{ bytes: number, seconds: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
     request(url, { headers }, (res) => {
@@ -50,7 +50,7 @@ async function rss (pid: number, field: 'VmRSS' | 'VmHWM') {
 }
 
 /** Peak RSS growth of `pid` while `work` runs: its high-water mark is reset first (Linux, root). */
-async function peakGrowth (pid: number, work: () => Promise<unknown>) {
+export async function peakGrowth (pid: number, work: () => Promise<unknown>) {
   await writeFile(`/proc/${pid}/clear_refs`, '5')
   const before = await rss(pid, 'VmRSS')
   await work()

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream'
-import { ZipFile } from 'yazl'
+import ZipStream from 'zip-stream'
 import { NotFoundError } from '../errors.js'
 import type { FileService } from './files.js'
 import { checkPrefix } from './paths.js'
@@ -7,37 +7,59 @@ import { checkPrefix } from './paths.js'
 /**
  * Every file under `prefix` as one zip, streamed: names relative to the prefix, in UTF-8, stored
  * as they are (no compression: most of what people keep is compressed already, and the archive runs
- * at the store's speed), ZIP64 past 4 GiB (yazl decides per entry). Files are listed a page at a
- * time, each page added as the zip reaches the end of the one before, and each file read only when
- * its turn comes: memory holds one page and one read's buffers, whatever the size. Rejects with 404
- * when there is nothing under the prefix. A failure later (a store gone mid-way) destroys the stream
- * with it, so that the answer ends cut off, never as a short zip that looks whole.
+ * at the store's speed), ZIP64 past 4 GiB (zip-stream, archiver's zip writer, decides). The files
+ * are listed a page at a time and read one after the other, each as its turn comes: memory holds one
+ * page and one read's buffers, whatever the size. Rejects with 404 when there is nothing under the
+ * prefix. A failure later (a store gone mid-way) destroys the stream with it, so that the answer
+ * ends cut off, never as a short zip that looks whole; a client that leaves stops the reads.
  */
 export async function zipFolder (files: FileService, userId: string, prefix: string): Promise<Readable> {
   checkPrefix(prefix)
-  const zip = new ZipFile()
-  const output = zip.outputStream as Readable
-  const fail = (error: unknown) => output.destroy(error as Error)
-  zip.on('error', fail)
+  let page = await files.list(userId, { prefix })
+  if (page.files.length === 0) throw new NotFoundError(`no files under ${prefix || 'your root'}`)
+  const zip = new ZipStream({ store: true })
+  let reading: Readable | undefined
+  let closed = false
+  zip.once('close', () => {
+    closed = true
+    reading?.destroy()
+  })
 
-  async function addPage (continuationToken?: string) {
-    const page = await files.list(userId, { prefix, continuationToken })
-    page.files.forEach((file, index) => {
-      const last = index === page.files.length - 1
-      zip.addReadStreamLazy(file.key.slice(prefix.length), { compress: false, mtime: new Date(file.lastModified) }, (give) => {
-        if (last && page.isTruncated) addPage(page.continuationToken).catch(fail)
-        files.read(userId, file.key).then(({ file: read }) => {
-          if ('body' in read) {
-            read.body.once('error', fail)
-            give(null, read.body)
-          }
-        }, fail)
-      })
+  /** The files in order, each read opened while the one before streams: a store's first-byte wait is not paid per file. */
+  async function * entries () {
+    for (;;) {
+      for (const file of page.files) yield file
+      if (!page.isTruncated) return
+      page = await files.list(userId, { prefix, continuationToken: page.continuationToken })
+    }
+  }
+  const open = (file: { key: string, lastModified: string }) => files.read(userId, file.key).then((read) => ({ file, read }))
+
+  async function add ({ file, read }: Awaited<ReturnType<typeof open>>) {
+    if (read.notModified) return
+    reading = read.file.body
+    if (closed) return reading.destroy()
+    await new Promise<void>((resolve, reject) => {
+      read.file.body.once('error', reject)
+      zip.entry(read.file.body, { name: file.key.slice(prefix.length), date: new Date(file.lastModified) }, (error) => error ? reject(error) : resolve())
     })
-    if (!page.isTruncated) zip.end()
-    return page.files.length
   }
 
-  if (await addPage() === 0) throw new NotFoundError(`no files under ${prefix || 'your root'}`)
-  return output
+  void (async () => {
+    let current: ReturnType<typeof open> | undefined
+    for await (const file of entries()) {
+      if (closed) break
+      const next = open(file)
+      // A read opened ahead fails with the zip, not as an unhandled rejection.
+      next.catch(() => {})
+      if (current) await add(await current)
+      current = next
+    }
+    // The last read, or the one opened ahead for a client that left, which add() closes.
+    if (current) await add(await current)
+    if (!closed) await zip.finalize()
+  })().catch((error) => {
+    zip.destroy(error)
+  })
+  return zip as unknown as Readable
 }
