@@ -157,13 +157,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     async copy (userId: string, from: string, to: string, { source, destination }: TransferConditions = {}) {
       const [fromKey, toKey] = [keyOf(userId, from), keyOf(userId, to)]
       if (from === to) throw new ConflictError('a file cannot be copied onto itself')
-      let sourceEtag: string | undefined
-      if (hasPreconditions(source)) {
-        const current = await store.head(fromKey)
-        checkPreconditions(current, source)
-        sourceEtag = current?.etag
-      }
-      const copied = await store.copy(fromKey, toKey, { sourceEtag, preconditions: destination, exclusive })
+      const copied = await store.copy(fromKey, toKey, { sourcePreconditions: source, preconditions: destination, exclusive })
       if (!copied) throw notFound(from)
       return described(to, copied)
     },

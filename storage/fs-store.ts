@@ -4,11 +4,11 @@ import { constants, copyFile, mkdir, open, readdir, readFile, rename, rm, rmdir,
 import { join, resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { BadRequestError, PreconditionFailedError } from '../errors.js'
+import { BadRequestError } from '../errors.js'
 import {
   checkPreconditions, checkStagedId, compareKeys, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
-  type Bytes, type CopyOptions, type DeleteOptions, type MoveOptions, type ListOptions, type ListPage, type ObjectMeta, type ObjectRead, type ObjectStore,
-  type RangeRequest, type StagedWrites, type WriteOptions
+  type Bytes, type DeleteOptions, type ListOptions, type ListPage, type ObjectMeta, type ObjectRead, type ObjectStore,
+  type RangeRequest, type StagedWrites, type TransferOptions, type WriteOptions
 } from './object-store.js'
 
 // Folders end in `.d` and objects in `.o`, so that `a` and `a/b` can both exist, as they can in S3,
@@ -382,18 +382,26 @@ export function createFsStore (rootDir: string): ObjectStore {
 
     staged: createStagedWrites(join(root, '.uploads'), publishChecked),
 
-    async copy (from: string, to: string, { sourceEtag, preconditions, exclusive }: CopyOptions = {}) {
+    /** The source's preconditions are checked before the copy (a stale If-Match copies nothing), and
+     *  again on the version copied. */
+    async copy (from: string, to: string, { sourcePreconditions, preconditions, exclusive }: TransferOptions = {}) {
+      const checked = hasPreconditions(sourcePreconditions)
+      if (checked) checkPreconditions(await head(from), sourcePreconditions)
       const copied = await copyToTemporary(from)
-      if (!copied) return undefined
-      if (sourceEtag !== undefined && copied.etag !== sourceEtag) {
-        await rm(copied.path, { force: true })
-        throw new PreconditionFailedError('the file has changed (If-Match)')
+      if (checked) {
+        try {
+          checkPreconditions(copied, sourcePreconditions)
+        } catch (error) {
+          if (copied) await rm(copied.path, { force: true })
+          throw error
+        }
       }
+      if (!copied) return undefined
       return publishChecked(copied.path, to, { contentType: copied.contentType, preconditions, exclusive }, copied.etag)
     },
 
     /** A rename, under both keys' locks: the object moved is the one the locks found. */
-    async move (from: string, to: string, { sourcePreconditions, preconditions, exclusive = directly }: MoveOptions = {}) {
+    async move (from: string, to: string, { sourcePreconditions, preconditions, exclusive = directly }: TransferOptions = {}) {
       return exclusive([from, to], async () => {
         const current = await head(from)
         if (hasPreconditions(sourcePreconditions)) checkPreconditions(current, sourcePreconditions)

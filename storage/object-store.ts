@@ -58,16 +58,9 @@ export interface DeleteOptions {
   exclusive?: Exclusive
 }
 
-export interface CopyOptions {
-  /** Only this version of the source (412 otherwise): the one its caller looked at. */
-  sourceEtag?: string
-  /** The destination's, checked when the copy is published under its key lock. */
-  preconditions?: Preconditions
-  exclusive?: Exclusive
-}
-
-export interface MoveOptions {
-  /** The source's, checked when it is taken away under its key lock. */
+/** A copy's or a move's. */
+export interface TransferOptions {
+  /** The source's (If-Match): checked against the version copied or moved; 412 otherwise. */
   sourcePreconditions?: Preconditions
   /** The destination's, checked when the object is published there under its key lock. */
   preconditions?: Preconditions
@@ -161,11 +154,11 @@ export interface ObjectStore {
   delete (key: string, options?: DeleteOptions): Promise<boolean>
   /** Copies an object inside the store, no byte passing through the instance, and publishes it at
    *  `to` whole, as a write does. Undefined when there is no object at `from`. */
-  copy (from: string, to: string, options?: CopyOptions): Promise<ObjectMeta | undefined>
+  copy (from: string, to: string, options?: TransferOptions): Promise<ObjectMeta | undefined>
   /** Moves an object inside the store: it ends at `to`, and `from` is gone, or, on a failure, it
    *  is still at `from` (and perhaps also at `to`). A write to `from` during the move is never lost:
    *  it stays at `from`, or is the version moved. Undefined when there is no object at `from`. */
-  move (from: string, to: string, options?: MoveOptions): Promise<ObjectMeta | undefined>
+  move (from: string, to: string, options?: TransferOptions): Promise<ObjectMeta | undefined>
   /** Throws unless the store answers and takes writes: the readiness check of /health. */
   check (): Promise<void>
   /** Bytes one write holds in memory at most: what an upload takes from the upload memory budget. */
@@ -187,13 +180,13 @@ export function compareKeys (a: string, b: string): number {
 const opaque = (etag: string) => etag.replace(/^W\//, '')
 
 /** If-None-Match compares weakly (RFC 9110 §13.1.2): `W/"x"` matches `"x"`. */
-export function matchesAny (etags: string[], current: ObjectInfo | undefined): boolean {
+export function matchesAny (etags: string[], current: Pick<ObjectInfo, 'etag'> | undefined): boolean {
   if (!current) return false
   return etags.some((etag) => etag === '*' || opaque(etag) === current.etag)
 }
 
 /** Throws PreconditionFailedError unless `current` (undefined: no object) satisfies them. */
-export function checkPreconditions (current: ObjectInfo | undefined, { ifMatch, ifNoneMatch }: Preconditions = {}) {
+export function checkPreconditions (current: Pick<ObjectInfo, 'etag'> | undefined, { ifMatch, ifNoneMatch }: Preconditions = {}) {
   // If-Match compares strongly: a weak ETag never matches.
   if (ifMatch && !(current && ifMatch.some((etag) => etag === '*' || etag === current.etag))) {
     throw new PreconditionFailedError(current ? 'the file has changed (If-Match)' : 'the file does not exist (If-Match)')

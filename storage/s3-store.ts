@@ -9,8 +9,8 @@ import { PassThrough, Transform, type Readable } from 'node:stream'
 import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
   checkPreconditions, checkStagedId, compareKeys, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
-  type ByteRange, type Bytes, type CopyOptions, type DeleteOptions, type MoveOptions, type Exclusive, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore,
-  type PresignRequest, type Preconditions, type RangeRequest, type StagedWrites, type WriteOptions
+  type ByteRange, type Bytes, type DeleteOptions, type Exclusive, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore,
+  type PresignRequest, type Preconditions, type RangeRequest, type StagedWrites, type TransferOptions, type WriteOptions
 } from './object-store.js'
 
 export interface S3StoreOptions {
@@ -258,11 +258,10 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
    * write to it can land between its copy and its removal. Parts are copied before the locks are
    * taken; the source must then still be the version they copied.
    */
-  async function transfer (from: string, to: string, { sourceEtag, sourcePreconditions, preconditions, exclusive = directly, move }: CopyOptions & MoveOptions & { move: boolean }) {
+  async function transfer (from: string, to: string, { sourcePreconditions, preconditions, exclusive = directly, move }: TransferOptions & { move: boolean }) {
     const source = await head(from)
     if (hasPreconditions(sourcePreconditions)) checkPreconditions(source, sourcePreconditions)
     if (!source) return undefined
-    if (sourceEtag !== undefined && source.etag !== sourceEtag) throw new PreconditionFailedError('the file has changed (If-Match)')
     const copyFrom = { Bucket: bucket, Key: to, CopySource: copySource(bucket, from) }
     const publish = (store: (current: ObjectMeta) => Promise<unknown>) => exclusive(move ? [from, to] : to, async () => {
       const current = move ? await head(from) : source
@@ -490,9 +489,9 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
       })
     },
 
-    copy: (from: string, to: string, options: CopyOptions = {}) => transfer(from, to, { ...options, move: false }),
+    copy: (from: string, to: string, options: TransferOptions = {}) => transfer(from, to, { ...options, move: false }),
 
-    move: (from: string, to: string, options: MoveOptions = {}) => transfer(from, to, { ...options, move: true }),
+    move: (from: string, to: string, options: TransferOptions = {}) => transfer(from, to, { ...options, move: true }),
 
     async check () {
       await client.send(new HeadBucketCommand({ Bucket: bucket }), deadline())
