@@ -67,9 +67,18 @@ function header (contentType: string): Buffer {
 const md5Etag = (hash: ReturnType<typeof createHash>) => `"${hash.digest('hex')}"`
 const etagBytes = (etag: string) => Buffer.from(etag + '\n', 'latin1')
 const contentTypeOf = (header: Buffer) => header.toString('latin1', 0, HEADER_BYTES).split('\n')[0]
+/** Whether the content type leaves the header's last bytes free for the ETag. */
+const hasEtagRoom = (header: Buffer) => header.indexOf('\n') < ETAG_AT
 const etagOf = (header: Buffer) => {
   const slot = header.toString('latin1', ETAG_AT, HEADER_BYTES)
   return ETAG.test(slot) ? slot.slice(0, -1) : undefined
+}
+
+/** The MD5 ETag of an open object's body. */
+async function bodyEtag (handle: FileHandle): Promise<string> {
+  const hash = createHash('md5')
+  for await (const chunk of handle.createReadStream({ start: HEADER_BYTES, autoClose: false, highWaterMark: READ_CHUNK_BYTES })) hash.update(chunk)
+  return md5Etag(hash)
 }
 
 interface FolderEntry { name: string, key: string, bytes: Buffer, folder: boolean }
@@ -96,10 +105,8 @@ export function createFsStore (rootDir: string): ObjectStore {
   /** An object written before ETags: hashed once, and the ETag written into its header, unless the
    *  object was replaced meanwhile (or its content type fills the header: then it is hashed each time). */
   async function rememberEtag (handle: FileHandle, key: string, headerBytes: Buffer, stats: Stats): Promise<string> {
-    const hash = createHash('md5')
-    for await (const chunk of handle.createReadStream({ start: HEADER_BYTES, autoClose: false, highWaterMark: READ_CHUNK_BYTES })) hash.update(chunk)
-    const etag = md5Etag(hash)
-    if (headerBytes.indexOf('\n') >= ETAG_AT) return etag
+    const etag = await bodyEtag(handle)
+    if (!hasEtagRoom(headerBytes)) return etag
     const writable = await ifPresent(open(locate(key).file, 'r+'))
     if (!writable) return etag
     try {
@@ -156,10 +163,9 @@ export function createFsStore (rootDir: string): ObjectStore {
       const { buffer } = await handle.read(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0)
       let etag = etagOf(buffer)
       if (!etag) {
-        const hash = createHash('md5')
-        for await (const chunk of handle.createReadStream({ start: HEADER_BYTES, autoClose: false, highWaterMark: READ_CHUNK_BYTES })) hash.update(chunk)
-        etag = md5Etag(hash)
-        if (buffer.indexOf('\n') < ETAG_AT) await handle.write(etagBytes(etag), 0, ETAG_BYTES, ETAG_AT)
+        // Copied from an object written before ETags: the copy is this one's own, so it is written in here.
+        etag = await bodyEtag(handle)
+        if (hasEtagRoom(buffer)) await handle.write(etagBytes(etag), 0, ETAG_BYTES, ETAG_AT)
       }
       return { path: copied.path, etag, contentType: contentTypeOf(buffer) }
     } catch (error) {
