@@ -39,6 +39,11 @@ export function createFailureLimiter ({ max, windowMs, maxKeys = 100_000, now = 
   }
 }
 
+/** Runs `work` on the items `together` at a time, each group once the one before has ended. */
+export async function inGroups<T> (items: readonly T[], together: number, work: (item: T) => Promise<unknown>) {
+  for (let at = 0; at < items.length; at += together) await Promise.all(items.slice(at, at + together).map(work))
+}
+
 /** Runs at most `limit` tasks at once; the rest wait their turn in order. `stats()` says how many of each. */
 export function createSemaphore (limit: number) {
   let running = 0

@@ -9,6 +9,7 @@ import {
   DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, s3PartBytes
 } from '../defaults.js'
 import { stowageOf } from './decorators.js'
+import { sweepEvery } from './sweep.js'
 
 export interface StoragePluginOptions {
   driver: 'fs' | 's3'
@@ -63,15 +64,8 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
     store, bucket, region, root, maxFileBytes, maxUploadBytes, exclusive: createKeyLocks(db), trash: { repository: createTrashRepository(db), retentionMs }
   })
   app.decorate('stowageFiles', files)
-  // Every instance sweeps what expired; two sweeping one item both succeed.
-  const sweep = files.trash && setInterval(() => {
-    files.trash?.sweep().then((purged) => {
-      if (purged > 0) app.log.info({ purged }, 'expired files purged from the trash')
-    }, (error) => app.log.warn({ err: error }, 'the trash could not be swept; trying again later'))
-  }, Math.min(Math.max(retentionMs / 2, 1000), 3600_000))
-  sweep?.unref()
-  app.addHook('onClose', async () => {
-    clearInterval(sweep)
-    await store.close?.()
-  })
+  // Two instances purging one item both succeed.
+  const { trash } = files
+  if (trash) sweepEvery(app, { everyMs: Math.min(Math.max(retentionMs / 2, 1000), 3600_000), what: 'expired trash items', sweep: () => trash.sweep() })
+  app.addHook('onClose', async () => { await store.close?.() })
 }, { name: 'stowage-storage', fastify: '5.x', dependencies: ['stowage-db'] })

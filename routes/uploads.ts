@@ -8,6 +8,7 @@ import { createUploadLeases, createUploadRepository, type UploadLease } from '..
 import { BadRequestError, isRetriedSoon, isStowageError, RETRY_AFTER_SECONDS, UnsupportedMediaTypeError } from '../errors.js'
 import type { ByteBudget } from '../limits.js'
 import { stowageOf } from '../plugins/decorators.js'
+import { sweepEvery } from '../plugins/sweep.js'
 import { writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
 import { StagedUploadStore, type Destination } from '../storage/tus-store.js'
@@ -129,19 +130,8 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
     }
   })
 
-  async function cleanUp () {
-    try {
-      const removed = await store.deleteExpired()
-      if (removed > 0) app.log.info({ removed }, 'expired uploads removed')
-    } catch (error) {
-      app.log.warn({ err: error }, 'expired uploads could not be removed; trying again later')
-    }
-  }
-  // Every instance sweeps; a sweep skips the uploads a request holds.
-  const sweep = setInterval(() => { void cleanUp() }, Math.min(expiryMs / 2, 3600_000))
-  sweep.unref()
-  app.addHook('onReady', async () => { void cleanUp() })
-  app.addHook('onClose', async () => { clearInterval(sweep) })
+  // A sweep skips the uploads a request holds.
+  sweepEvery(app, { everyMs: Math.min(expiryMs / 2, 3600_000), what: 'expired uploads', sweep: () => store.deleteExpired() })
 
   // The body is the upload's piece, read by @tus/server as it arrives: no parser may buffer it.
   app.removeAllContentTypeParsers()

@@ -1,4 +1,5 @@
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js'
+import { inGroups } from '../limits.js'
 import type { FileService } from './files.js'
 import type { Preconditions } from './object-store.js'
 import { checkPrefix } from './paths.js'
@@ -33,17 +34,15 @@ export async function transferFolder (
   for (let first = true; ; first = false) {
     const page = await service.list(userId, { prefix: from, continuationToken })
     if (first && page.files.length === 0) throw new NotFoundError(`no files under ${from}`)
-    for (let at = 0; at < page.files.length; at += TOGETHER) {
-      await Promise.all(page.files.slice(at, at + TOGETHER).map(async (file) => {
-        try {
-          const result = await service[operation](userId, file.key, to + file.key.slice(from.length), { destination })
-          done.files++
-          done.bytes += result.size
-        } catch (error) {
-          if (!(error instanceof NotFoundError)) throw error
-        }
-      }))
-    }
+    await inGroups(page.files, TOGETHER, async (file) => {
+      try {
+        const result = await service[operation](userId, file.key, to + file.key.slice(from.length), { destination })
+        done.files++
+        done.bytes += result.size
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error
+      }
+    })
     if (!page.isTruncated) return { ...done, isTruncated: false }
     if (Date.now() >= deadline) return { ...done, isTruncated: true }
     continuationToken = page.continuationToken

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { TrashCursor, TrashItem, TrashRepository } from '../db/trash.js'
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../errors.js'
+import { inGroups } from '../limits.js'
 import type { Exclusive, ObjectMeta, ObjectStore, Preconditions } from './object-store.js'
 
 // Outside every `users/` prefix: listings and the refreshed credentials never reach a deleted file.
@@ -28,10 +29,6 @@ function decodeCursor (token: string): TrashCursor {
 const described = ({ id, path, size, etag, deletedAt, expiresAt }: TrashItem) => ({
   id, key: path, size, etag, deletedAt: deletedAt.toISOString(), expiresAt: expiresAt.toISOString()
 })
-
-async function inGroups<T> (items: T[], work: (item: T) => Promise<unknown>) {
-  for (let at = 0; at < items.length; at += PURGED_TOGETHER) await Promise.all(items.slice(at, at + PURGED_TOGETHER).map(work))
-}
 
 /**
  * Deleted files, kept for a while: a delete moves the object under TRASH_PREFIX (a rename on fs, a
@@ -105,7 +102,7 @@ export function createTrash ({ store, repository, retentionMs, exclusive }: Tras
 
     async empty (userId: string) {
       for (let items = await repository.page(userId, PAGE_SIZE); items.length > 0; items = await repository.page(userId, PAGE_SIZE)) {
-        await inGroups(items, purge)
+        await inGroups(items, PURGED_TOGETHER, purge)
       }
     },
 
@@ -113,7 +110,7 @@ export function createTrash ({ store, repository, retentionMs, exclusive }: Tras
     async sweep (now = new Date()): Promise<number> {
       let purged = 0
       for (let items = await repository.expired(now, PAGE_SIZE); items.length > 0; items = await repository.expired(now, PAGE_SIZE)) {
-        await inGroups(items, purge)
+        await inGroups(items, PURGED_TOGETHER, purge)
         purged += items.length
       }
       return purged
