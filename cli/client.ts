@@ -119,6 +119,13 @@ function fileBody (local: string, size: number, onBytes: (n: number) => void): R
 /** An ETag as the server sends it: quoted. `ls --long` shows them quoted, but a pasted one may not be. */
 const quotedEtag = (etag: string) => /^(W\/)?".*"$/.test(etag) ? etag : `"${etag}"`
 
+/** --no-clobber and --if-match as the headers of a write, a copy or a move. */
+function conditionHeaders ({ 'if-match': ifMatch, 'no-clobber': noClobber }: { 'if-match'?: string, 'no-clobber'?: boolean }): Record<string, string> {
+  if (ifMatch !== undefined && noClobber) throw new UsageError('--if-match and --no-clobber exclude each other')
+  if (noClobber) return { 'if-none-match': '*' }
+  return ifMatch === undefined ? {} : { 'if-match': quotedEtag(ifMatch) }
+}
+
 function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSource, env: Record<string, string | undefined>) {
   // Joined, not resolved: a base URL with a path (https://host/stowage) keeps it.
   const base = settings.url.replace(/\/+$/, '')
@@ -420,11 +427,8 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const usage = 'put FILE PATH [--content-type T] [--if-match ETAG | --no-clobber]'
       const local = need(first, usage)
       const remote = need(second, usage)
-      if (values['if-match'] !== undefined && values['no-clobber']) throw new UsageError('--if-match and --no-clobber exclude each other')
+      const conditions = conditionHeaders(values)
       const contentType = values['content-type'] ?? CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream'
-      const conditions: Record<string, string> = values['no-clobber']
-        ? { 'if-none-match': '*' }
-        : values['if-match'] !== undefined ? { 'if-match': quotedEtag(values['if-match']) } : {}
       remotePath(remote)
       const written = await client.upload(remote, local, contentType, conditions, io, json)
       return print(io, json, written, `${written.key} (${written.size} bytes, ${written.contentType}) ${written.etag}\n`)
@@ -451,10 +455,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     case 'mv': {
       const usage = `${command} FROM TO [--if-match ETAG] [--no-clobber]   (a FROM ending in "/" is a folder)`
       const [from, to] = [need(first, usage), need(second, usage)]
-      if (values['if-match'] !== undefined && values['no-clobber']) throw new UsageError('--if-match and --no-clobber exclude each other')
-      const conditions: Record<string, string> = {
-        ...values['no-clobber'] ? { 'if-none-match': '*' } : {}, ...values['if-match'] !== undefined ? { 'if-match': quotedEtag(values['if-match']) } : {}
-      }
+      const conditions = conditionHeaders(values)
       const route = command === 'cp' ? '/api/copies' : '/api/moves'
       if (!from.endsWith('/')) {
         const done = await api('POST', route, { from, to }, conditions)
