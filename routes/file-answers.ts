@@ -8,6 +8,7 @@ import { parseRange, readConditions, writePreconditions } from '../storage/condi
 import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
 import type { ObjectMeta, ObjectRead } from '../storage/object-store.js'
 import { isFileMediaType } from '../schemas/files.js'
+import { TRASH_ID_HEADER } from '../schemas/openapi.js'
 
 /** ETag and Last-Modified, and a cache that must ask again before reusing a copy: files change. */
 export function sendValidators (reply: FastifyReply, file: ObjectMeta) {
@@ -123,4 +124,11 @@ export async function receiveRawFile (files: FileService, uploadMemory: ByteBudg
   } finally {
     uploadMemory.give(files.writeBufferBytes)
   }
+}
+
+/** Deletes the file at `path`, if its preconditions hold: 204, naming the trash item it became. */
+export async function deleteFile (files: FileService, request: FastifyRequest, reply: FastifyReply, userId: string, path: string) {
+  const { trashId } = await files.delete(userId, path, writePreconditions(request.headers))
+  if (trashId) reply.header(TRASH_ID_HEADER, trashId)
+  return reply.code(204).send(null)
 }

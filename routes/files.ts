@@ -8,11 +8,11 @@ import { createByteBudget, type ByteBudget } from '../limits.js'
 import { readConditions, writePreconditions } from '../storage/conditional.js'
 import { parseUpload } from '../storage/upload-body.js'
 import { stowageOf } from '../plugins/decorators.js'
-import { DOCUMENTED, TRASH_ID_HEADER, TRASH_ID_HEADERS, RAW_FILE_HEADERS } from '../schemas/openapi.js'
+import { DOCUMENTED, TRASH_ID_HEADERS, RAW_FILE_HEADERS } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery, ReadHeaders, WriteHeaders } from '../schemas/files.js'
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
-import { base64Json, sendValidators } from './file-answers.js'
+import { base64Json, deleteFile, sendValidators } from './file-answers.js'
 
 
 declare module 'fastify' {
@@ -123,9 +123,5 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       headers: WriteHeaders,
       response: { 204: { ...Type.Null({ description: 'Deleted: in the trash, unless TRASH_RETENTION_DAYS is 0' }), headers: TRASH_ID_HEADERS }, ...errorResponses(400, 404, 412, ...CALLER_REFUSALS) }
     }
-  }, async (request, reply) => {
-    const { trashId } = await files.delete(request.userId, request.params['*'], writePreconditions(request.headers))
-    if (trashId) reply.header(TRASH_ID_HEADER, trashId)
-    return reply.code(204).send(null)
-  })
+  }, async (request, reply) => deleteFile(files, request, reply, request.userId, request.params['*']))
 }

@@ -2,12 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { createByteBudget, type ByteBudget } from '../limits.js'
 import { stowageOf } from '../plugins/decorators.js'
-import { isNotModified, readConditions, writePreconditions } from '../storage/conditional.js'
+import { isNotModified, readConditions } from '../storage/conditional.js'
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FilePathParams, FileWritten, RangeHeaders, ReadHeaders, WriteHeaders } from '../schemas/files.js'
-import { describeRawUpload, DOCUMENTED, TRASH_ID_HEADER, TRASH_ID_HEADERS, DOCUMENTED_HEAD, RAW_FILE_HEADERS } from '../schemas/openapi.js'
-import { receiveRawFile, sendRawHeaders, serveRawFile } from './file-answers.js'
+import { describeRawUpload, DOCUMENTED, TRASH_ID_HEADERS, DOCUMENTED_HEAD, RAW_FILE_HEADERS } from '../schemas/openapi.js'
+import { deleteFile, receiveRawFile, sendRawHeaders, serveRawFile } from './file-answers.js'
 
 export interface RawRoutesOptions {
   /** Upload bytes held in memory across the process (shared with the JSON routes). */
@@ -98,9 +98,5 @@ export const rawRoutes: FastifyPluginAsyncTypebox<RawRoutesOptions> = async (app
       headers: WriteHeaders,
       response: { 204: { ...Type.Null({ description: 'Deleted: in the trash, unless TRASH_RETENTION_DAYS is 0' }), headers: TRASH_ID_HEADERS }, ...errorResponses(400, 404, 412, ...CALLER_REFUSALS) }
     }
-  }, async (request, reply) => {
-    const { trashId } = await files.delete(request.userId, request.params['*'], writePreconditions(request.headers))
-    if (trashId) reply.header(TRASH_ID_HEADER, trashId)
-    return reply.code(204).send(null)
-  })
+  }, async (request, reply) => deleteFile(files, request, reply, request.userId, request.params['*']))
 }
