@@ -70,6 +70,15 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     if (hasPreconditions(preconditions)) checkPreconditions(await store.head(key), preconditions)
   }
 
+  /** Copy or move of one file by the store, answered as a write is, for the destination. */
+  const transfer = (operation: 'copy' | 'move') => async (userId: string, from: string, to: string, { source, destination }: TransferConditions = {}) => {
+    const [fromKey, toKey] = [keyOf(userId, from), keyOf(userId, to)]
+    if (from === to) throw new ConflictError(`a file cannot be ${operation === 'copy' ? 'copied' : 'moved'} onto itself`)
+    const done = await store[operation](fromKey, toKey, { sourcePreconditions: source, preconditions: destination, exclusive })
+    if (!done) throw notFound(from)
+    return described(to, done)
+  }
+
   return {
     maxFileBytes,
     maxUploadBytes,
@@ -154,21 +163,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     },
 
     /** A copy made by the store; If-Match of `source` picks the version copied. */
-    async copy (userId: string, from: string, to: string, { source, destination }: TransferConditions = {}) {
-      const [fromKey, toKey] = [keyOf(userId, from), keyOf(userId, to)]
-      if (from === to) throw new ConflictError('a file cannot be copied onto itself')
-      const copied = await store.copy(fromKey, toKey, { sourcePreconditions: source, preconditions: destination, exclusive })
-      if (!copied) throw notFound(from)
-      return described(to, copied)
-    },
-
-    async move (userId: string, from: string, to: string, { source, destination }: TransferConditions = {}) {
-      const [fromKey, toKey] = [keyOf(userId, from), keyOf(userId, to)]
-      if (from === to) throw new ConflictError('a file cannot be moved onto itself')
-      const moved = await store.move(fromKey, toKey, { sourcePreconditions: source, preconditions: destination, exclusive })
-      if (!moved) throw notFound(from)
-      return described(to, moved)
-    },
+    copy: transfer('copy'),
+    move: transfer('move'),
 
     /** Deleted files; undefined when deletes are at once. */
     trash: trash?.keeps
