@@ -219,7 +219,7 @@ export function createFsStore (rootDir: string): ObjectStore {
         // Published now: an upload that began before another and ended after it is the newer.
         const now = new Date()
         await utimes(path, now, now)
-        await publish(path, dir, file)
+        if (!await publish(path, dir, file)) throw new Error(`${path} vanished before it was published`)
         return (await head(key)) ?? { key, size: 0, lastModified: now, contentType, etag }
       })
     } catch (error) {
@@ -232,15 +232,18 @@ export function createFsStore (rootDir: string): ObjectStore {
     ? new BadRequestError('a path segment is too long for this storage driver (fs: 253 bytes)')
     : error
 
-  async function publish (from: string, dir: string, to: string) {
+  /** Renames `from` to `to`, making `to`'s folder; false when `from` itself is gone (a move whose
+   *  source another instance took: SQLite's key locks are per instance). */
+  async function publish (from: string, dir: string, to: string): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
         await mkdir(dir, { recursive: true, mode: DIR_MODE })
         await rename(from, to)
-        return
+        return true
       } catch (error) {
         // Node's recursive mkdir reports ENOTDIR when a folder it found vanishes before it looks again.
         if (!['ENOENT', 'ENOTDIR'].includes(errorCode(error) ?? '') || attempt === PUBLISH_ATTEMPTS) throw error
+        if (!await ifPresent(stat(from))) return false
         // Deletes keep emptying and removing the folder between mkdir and rename: a random pause,
         // growing with each loss, lets a run of them pass instead of racing it in lockstep.
         if (attempt > 2) await sleep(Math.random() * attempt)
@@ -414,7 +417,8 @@ export function createFsStore (rootDir: string): ObjectStore {
         if (!current) return undefined
         if (hasPreconditions(preconditions)) checkPreconditions(await head(to), preconditions)
         const [source, destination] = [locate(from), locate(to)]
-        await publish(source.file, destination.dir, destination.file).catch((error) => { throw tooLong(error) })
+        const moved = await publish(source.file, destination.dir, destination.file).catch((error) => { throw tooLong(error) })
+        if (!moved) return undefined
         await removeEmptyParents(source.dir)
         return { ...current, key: to }
       })
