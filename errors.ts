@@ -10,6 +10,8 @@ export const PayloadTooLargeError = createError<[string]>('STOWAGE_ERR_TOO_LARGE
 export const UnsupportedMediaTypeError = createError<[string]>('STOWAGE_ERR_UNSUPPORTED_MEDIA_TYPE', '%s', 415)
 /** An If-Match or If-None-Match that does not hold: nothing was changed. */
 export const PreconditionFailedError = createError<[string]>('STOWAGE_ERR_PRECONDITION_FAILED', '%s', 412)
+/** A write that would take the user's usage past the quota: nothing was stored. */
+export const InsufficientStorageError = createError<[string]>('STOWAGE_ERR_INSUFFICIENT_STORAGE', '%s', 507)
 export const BadGatewayError = createError<[string]>('STOWAGE_ERR_BAD_GATEWAY', '%s', 502)
 /** The service cannot do this at all (not configured): retrying will not help. */
 export const ServiceUnavailableError = createError<[string]>('STOWAGE_ERR_UNAVAILABLE', '%s', 503)

@@ -87,7 +87,7 @@ export function createMemory<V> (maxEntries: number, now = Date.now) {
 export function createByteBudget (limit: number) {
   let used = 0
   let refused = 0
-  return {
+  const budget = {
     take (bytes: number) {
       if (used + bytes > limit) {
         refused++
@@ -97,6 +97,39 @@ export function createByteBudget (limit: number) {
     },
     give (bytes: number) { used -= bytes },
     stats: () => ({ held: used, limit, refused })
+  }
+  return {
+    ...budget,
+    /**
+     * Holds what `body` will: its declared length, up to `most` (what one write buffers), at once;
+     * a body of unknown length takes more as it arrives. `release` gives it all back.
+     */
+    holdFor (body: AsyncIterable<Buffer>, declared: number | undefined, most: number) {
+      let held = 0
+      const hold = (bytes: number) => {
+        const more = Math.min(bytes, most) - held
+        if (more <= 0) return
+        budget.take(more)
+        held += more
+      }
+      if (declared !== undefined) hold(declared)
+      return {
+        body: declared !== undefined
+          ? body
+          : (async function * () {
+              let received = 0
+              for await (const chunk of body) {
+                received += chunk.length
+                hold(received)
+                yield chunk
+              }
+            })(),
+        release () {
+          budget.give(held)
+          held = 0
+        }
+      }
+    }
   }
 }
 

@@ -120,6 +120,50 @@ migrations['2026-11-24-trash'] = {
   }
 }
 
+migrations['2026-11-25-usage-and-failures'] = {
+  async up (db: Kysely<any>) {
+    // What each user stores, kept as writes publish: the quota is decided on this row alone, by one
+    // conditional UPDATE, so that concurrent writers on any instance cannot pass it together.
+    await db.schema
+      .createTable('storage_usage')
+      .addColumn('user_id', 'varchar(128)', (col) => col.primaryKey())
+      .addColumn('file_bytes', 'bigint', (col) => col.notNull().defaultTo(0))
+      .addColumn('file_count', 'bigint', (col) => col.notNull().defaultTo(0))
+      .addColumn('trash_bytes', 'bigint', (col) => col.notNull().defaultTo(0))
+      // Declared lengths of unfinished resumable uploads.
+      .addColumn('upload_bytes', 'bigint', (col) => col.notNull().defaultTo(0))
+      // Writes in flight: the sum of this user's rows in quota_reservations.
+      .addColumn('reserved_bytes', 'bigint', (col) => col.notNull().defaultTo(0))
+      .execute()
+    // A write's room, held until it publishes or fails; one whose instance died expires.
+    await db.schema
+      .createTable('quota_reservations')
+      .addColumn('id', 'varchar(32)', (col) => col.primaryKey())
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('bytes', 'bigint', (col) => col.notNull())
+      .addColumn('expires_at', 'varchar(32)', (col) => col.notNull())
+      .execute()
+    await db.schema.createIndex('quota_reservations_expires_at').on('quota_reservations').column('expires_at').execute()
+    // `user:<id>` or `org:<id>`: overrides QUOTA_BYTES.
+    await db.schema
+      .createTable('quotas')
+      .addColumn('subject', 'varchar(140)', (col) => col.primaryKey())
+      .addColumn('bytes', 'bigint', (col) => col.notNull())
+      .execute()
+    // Failed authentications in the current window, per `address:<ip>` or `key:<id>`, shared by the
+    // instances of a PostgreSQL deployment.
+    await db.schema
+      .createTable('auth_failures')
+      .addColumn('subject', 'varchar(140)', (col) => col.primaryKey())
+      .addColumn('failures', 'integer', (col) => col.notNull())
+      .addColumn('window_ends_at', 'varchar(32)', (col) => col.notNull())
+      .execute()
+  },
+  async down (db: Kysely<any>) {
+    for (const table of ['storage_usage', 'quota_reservations', 'quotas', 'auth_failures']) await db.schema.dropTable(table).execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

@@ -68,8 +68,10 @@ export function createTrashRepository (db: Kysely<Database>) {
       return rows.map(itemOf)
     },
 
-    async remove (id: string): Promise<void> {
-      await db.deleteFrom('trash').where('id', '=', id).execute()
+    /** False when another request removed it first. */
+    async remove (id: string): Promise<boolean> {
+      const { numDeletedRows } = await db.deleteFrom('trash').where('id', '=', id).executeTakeFirst()
+      return numDeletedRows > 0n
     },
 
     /** Items whose time is up, oldest first. */

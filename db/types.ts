@@ -61,12 +61,45 @@ export interface TrashTable {
   expires_at: Timestamp
 }
 
+type Bigint = ColumnType<number | string, number, number>
+
+export interface UsageTable {
+  user_id: string
+  file_bytes: Bigint
+  file_count: Bigint
+  trash_bytes: Bigint
+  upload_bytes: Bigint
+  reserved_bytes: Bigint
+}
+
+export interface QuotaReservationsTable {
+  id: string
+  user_id: string
+  bytes: Bigint
+  expires_at: Timestamp
+}
+
+export interface QuotasTable {
+  subject: string
+  bytes: Bigint
+}
+
+export interface AuthFailuresTable {
+  subject: string
+  failures: number
+  window_ends_at: Timestamp
+}
+
 export interface Database {
   organizations: OrganizationsTable
   api_keys: ApiKeysTable
   uploads: UploadsTable
   settings: SettingsTable
   trash: TrashTable
+  storage_usage: UsageTable
+  quota_reservations: QuotaReservationsTable
+  quotas: QuotasTable
+  auth_failures: AuthFailuresTable
 }
 
 export type Organization = Selectable<OrganizationsTable>

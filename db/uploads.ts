@@ -76,8 +76,10 @@ export function createUploadRepository (db: Kysely<Database>) {
       await db.updateTable('uploads').set({ received, etag }).where('id', '=', id).execute()
     },
 
-    async remove (id: string): Promise<void> {
-      await db.deleteFrom('uploads').where('id', '=', id).execute()
+    /** False when another request removed it first. */
+    async remove (id: string): Promise<boolean> {
+      const { numDeletedRows } = await db.deleteFrom('uploads').where('id', '=', id).executeTakeFirst()
+      return numDeletedRows > 0n
     },
 
     /** Uploads whose time is up and that no request holds, oldest first: the unfinished to discard,

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../db/types.js'
 import type { KeyService } from '../keys/service.js'
 import type { FileService } from '../storage/files.js'
+import type { Quotas } from '../storage/quotas.js'
 import type { Metrics } from '../metrics/metrics.js'
 import type { FailureLimitHooks } from './auth.js'
 import type { HealthReport } from './health.js'
@@ -16,6 +17,8 @@ import type { IdentityService } from './identity.js'
 export interface StowageDecorators {
   stowageDb: Kysely<Database>
   stowageFiles: FileService
+  /** Usage and quotas, per user. */
+  stowageQuotas: Quotas
   stowageKeys: KeyService
   stowageIdentity: IdentityService
   /** The authentication chain as one hook: JWT, then API key, then AWS-signed identity. */

@@ -23,11 +23,12 @@ export function errorHandler (error: FastifyError, request: FastifyRequest, repl
   // Nobody reads this answer; an operator (and a test) learns here that the request is over.
   if (request.raw.socket?.destroyed) request.log.info({ statusCode: status, reason: message }, 'request ended after the client left')
   if (status === 401) return sendUnauthorized(request, reply)
-  if (status >= 500 && status !== 502 && status !== 503) {
+  // 507 is the caller's quota, said as it is.
+  if (status >= 500 && status !== 502 && status !== 503 && status !== 507) {
     request.log.error({ err: error }, 'request failed')
     return reply.code(500).send({ error: 'Internal Server Error' })
   }
-  if (status >= 500) request.log.warn({ err: error }, 'upstream failed')
+  if (status === 502 || status === 503) request.log.warn({ err: error }, 'upstream failed')
   if (isRetriedSoon(error)) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
   if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSeconds))
   if (error instanceof RangeNotSatisfiableError) reply.header('content-range', `bytes */${error.size}`)

@@ -2,9 +2,11 @@ import fp from 'fastify-plugin'
 import type { FastifyBaseLogger } from 'fastify'
 import { createKeyLocks } from '../db/key-locks.js'
 import { createTrashRepository } from '../db/trash.js'
+import { createUsageRepository } from '../db/usage.js'
 import { createFileService } from '../storage/files.js'
 import { createFsStore } from '../storage/fs-store.js'
 import { asDependency, type ObjectStore } from '../storage/object-store.js'
+import { createQuotas } from '../storage/quotas.js'
 import {
   DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, s3PartBytes
 } from '../defaults.js'
@@ -33,6 +35,9 @@ export interface StoragePluginOptions {
   maxUploadBytes?: number
   /** How long a deleted file waits in the trash (30 days by default); 0: deletes are at once. */
   trashRetentionDays?: number
+  /** Bytes each user may store (files, trash, unfinished uploads), unless `stowage admin set-quota`
+   *  gave the user or the organization another; none by default. */
+  quotaBytes?: number
   /** Use this store instead of building one from `driver`. */
   store?: ObjectStore
   /** Wraps the store, for metrics. */
@@ -60,10 +65,13 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   await store.open?.()
   const db = stowageOf(app).stowageDb
   const retentionMs = Math.round(trashRetentionDays * 86_400_000)
+  const quotas = createQuotas(createUsageRepository(db, options.quotaBytes ?? null))
   const files = createFileService({
-    store, bucket, region, root, maxFileBytes, maxUploadBytes, exclusive: createKeyLocks(db), trash: { repository: createTrashRepository(db), retentionMs }
+    store, bucket, region, root, maxFileBytes, maxUploadBytes, exclusive: createKeyLocks(db), trash: { repository: createTrashRepository(db), retentionMs }, quotas
   })
   app.decorate('stowageFiles', files)
+  app.decorate('stowageQuotas', quotas)
+  sweepEvery(app, { everyMs: 60_000, what: 'quota reservations of stopped writes', sweep: quotas.expire })
   // Two instances purging one item both succeed.
   const { trash } = files
   if (trash) sweepEvery(app, { everyMs: Math.min(Math.max(retentionMs / 2, 1000), 3600_000), what: 'expired trash items', sweep: () => trash.sweep() })

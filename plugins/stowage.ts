@@ -5,6 +5,7 @@ import { rawRoutes } from '../routes/raw.js'
 import { uploadRoutes } from '../routes/uploads.js'
 import { operationRoutes, type OperationRoutesOptions } from '../routes/operations.js'
 import { trashRoutes } from '../routes/trash.js'
+import { usageRoutes } from '../routes/usage.js'
 import { linkRoutes, type LinkRoutesOptions } from '../routes/links.js'
 import { createByteBudget } from '../limits.js'
 import { healthRoutes } from '../routes/health.js'
@@ -48,9 +49,10 @@ export interface StowageOptions {
   health?: HealthPluginOptions
   /** Route groups to mount; all by default. `raw`: the streamed file routes, /api/raw/{path};
    *  `uploads`: resumable uploads (tus), /api/uploads; `links`: signed links, /api/links and /links;
-   *  `operations`: copy, move and zip, /api/copies, /api/moves, /api/archive; `trash`: /api/trash. */
+   *  `operations`: copy, move and zip, /api/copies, /api/moves, /api/archive; `trash`: /api/trash;
+   *  `usage`: /api/usage. */
   routes?: {
-    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, trash?: boolean
+    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, trash?: boolean, usage?: boolean
   }
   /** Signed links: the longest lifetime (7 days by default, as S3 allows), the signing secret
    *  (else one kept in the database), links to the store itself where it can (true by default). */
@@ -117,7 +119,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
-  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, trash: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, trash: true, usage: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (metrics) {
@@ -137,4 +139,5 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.keys) await app.register(keysRoutes)
   if (routes.operations) await app.register(operationRoutes, { ...options.operations })
   if (routes.trash) await app.register(trashRoutes)
+  if (routes.usage) await app.register(usageRoutes)
 }

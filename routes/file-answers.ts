@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
 import { BadRequestError, PayloadTooLargeError } from '../errors.js'
+import type { Owner } from '../db/usage.js'
 import type { ByteBudget } from '../limits.js'
 import { parseRange, readConditions, writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
@@ -111,18 +112,26 @@ export function uploadedType (request: FastifyRequest): string {
   return contentType
 }
 
-/** A raw upload (`/api/raw`, an upload link), streamed into the store within the upload memory budget. */
+/** Whose bytes a request writes: its caller, and the caller's organization. */
+export const ownerOf = (request: FastifyRequest): Owner => ({ userId: request.userId, orgId: request.orgId })
+
+/** The request's Content-Length, when it declares one. */
+export const declaredLength = (request: FastifyRequest) =>
+  request.headers['content-length'] === undefined ? undefined : Number(request.headers['content-length'])
+
+/** A raw upload (`/api/raw`, an upload link), streamed into the store within the upload memory
+ *  budget, of which it takes what it will hold: its length, up to what one write buffers. */
 export async function receiveRawFile (files: FileService, uploadMemory: ByteBudget, request: FastifyRequest, reply: FastifyReply,
-  userId: string, path: string, { contentType = uploadedType(request), maxBytes = files.maxUploadBytes }: { contentType?: string, maxBytes?: number } = {}) {
+  owner: Owner, path: string, { contentType = uploadedType(request), maxBytes = files.maxUploadBytes }: { contentType?: string, maxBytes?: number } = {}) {
   const preconditions = writePreconditions(request.headers)
-  const body = uploadedBody(request.raw, maxBytes)
-  uploadMemory.take(files.writeBufferBytes)
+  const length = declaredLength(request)
+  const held = uploadMemory.holdFor(uploadedBody(request.raw, maxBytes), length, files.writeBufferBytes)
   try {
-    const written = await files.write(userId, path, body, { contentType, maxBytes, preconditions })
+    const written = await files.write(owner, path, held.body, { contentType, maxBytes, preconditions, length })
     reply.header('etag', written.etag)
     return written
   } finally {
-    uploadMemory.give(files.writeBufferBytes)
+    held.release()
   }
 }
 

@@ -12,7 +12,7 @@ import { DOCUMENTED, TRASH_ID_HEADERS, RAW_FILE_HEADERS } from '../schemas/opena
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery, ReadHeaders, WriteHeaders } from '../schemas/files.js'
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
-import { base64Json, deleteFile, sendValidators } from './file-answers.js'
+import { base64Json, deleteFile, ownerOf, sendValidators } from './file-answers.js'
 
 
 declare module 'fastify' {
@@ -100,13 +100,14 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       body: Type.Ref(FileUpload),
       response: {
         200: { ...answer('Written whole: what is stored now', Type.Ref(FileWritten)), headers: { ETag: RAW_FILE_HEADERS.ETag } },
-        ...errorResponses(400, 412, 413, 415, ...CALLER_REFUSALS)
+        ...errorResponses(400, 412, 413, 415, 507, ...CALLER_REFUSALS)
       }
     }
   }, async (request, reply) => {
     if (!request.stowageUploadBytes) throw new BadRequestError('content must be a string')
-    const written = await files.write(request.userId, request.params['*'], [request.stowageUploadBytes], {
-      contentType: request.body.contentType, maxBytes: files.maxFileBytes, preconditions: writePreconditions(request.headers)
+    const bytes = request.stowageUploadBytes
+    const written = await files.write(ownerOf(request), request.params['*'], [bytes], {
+      contentType: request.body.contentType, maxBytes: files.maxFileBytes, preconditions: writePreconditions(request.headers), length: bytes.length
     })
     reply.header('etag', written.etag)
     return written

@@ -10,7 +10,7 @@ import { createLinkSigner, type LinkGrant } from '../storage/links.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { CreatedLink, CreateLinkBody } from '../schemas/links.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
-import { receiveRawFile, serveRawFile } from './file-answers.js'
+import { ownerOf, receiveRawFile, serveRawFile } from './file-answers.js'
 
 export interface LinkRoutesOptions {
   uploadMemory: ByteBudget
@@ -32,7 +32,7 @@ const DEFAULT_SECONDS = 3600
  * client and the store; otherwise Stowage serves it at `/links/{token}`, with the raw routes' answers.
  */
 export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (app, options) => {
-  const { stowageAuthenticate, stowageFiles: files, stowageDb } = stowageOf(app)
+  const { stowageAuthenticate, stowageFiles: files, stowageDb, stowageQuotas: quotas } = stowageOf(app)
   const signer = createLinkSigner(options.secret ? Buffer.from(options.secret) : await sharedSecret(stowageDb, 'link-signing'))
   const prefix = app.prefix
   const originOf = (request: FastifyRequest) => options.publicUrl?.replace(/\/$/, '') ?? `${request.protocol}://${request.host}`
@@ -58,8 +58,11 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
       // The same rights as the operation itself: the caller's own file, which must exist to be read.
       if (method === 'download') await files.head(request.userId, path)
       else await files.checkWritable(request.userId, path, {})
-      const grant: LinkGrant = { userId: request.userId, path, method, expiresAt: Math.floor(Date.now() / 1000) + expiresIn, contentType, size }
-      const url = options.viaStore && files.presign
+      const owner = ownerOf(request)
+      const grant: LinkGrant = { ...owner, path, method, expiresAt: Math.floor(Date.now() / 1000) + expiresIn, contentType, size }
+      // Under a quota an upload must pass through Stowage, which counts it.
+      const viaStore = options.viaStore && (method === 'download' || !(await quotas.applies(owner)))
+      const url = viaStore && files.presign
         ? await files.presign(request.userId, path, { method, expiresInSeconds: expiresIn, contentType, size })
         : `${originOf(request)}${prefix}/links/${signer.token(grant)}`
       return reply.code(201).send({ url, method, expiresAt: new Date(grant.expiresAt * 1000).toISOString() })
@@ -88,7 +91,7 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
       const contentType = grant.contentType ?? DEFAULT_CONTENT_TYPE
       if ((request.headers['content-type'] ?? DEFAULT_CONTENT_TYPE) !== contentType) throw new ForbiddenError(`this link takes a file of type ${contentType} only`)
       if (grant.size !== undefined && request.headers['content-length'] !== String(grant.size)) throw new ForbiddenError(`this link takes a file of ${grant.size} bytes only`)
-      return receiveRawFile(files, options.uploadMemory, request, reply, grant.userId, grant.path, { contentType, maxBytes: grant.size })
+      return receiveRawFile(files, options.uploadMemory, request, reply, { userId: grant.userId, orgId: grant.orgId ?? null }, grant.path, { contentType, maxBytes: grant.size })
     })
   }
 

@@ -9,6 +9,7 @@ import { ArchiveQuery, FolderTransferred, TransferBody } from '../schemas/operat
 import { zipFolder } from '../storage/archive.js'
 import { writePreconditions } from '../storage/conditional.js'
 import { transferFolder } from '../storage/folders.js'
+import { ownerOf } from './file-answers.js'
 
 export interface OperationRoutesOptions {
   /** A folder copy or move stops starting files after this, and answers isTruncated: the client sends it again. */
@@ -43,19 +44,19 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
             ...answer(`A file: the destination as it is stored now. A folder: what was ${past}`, Type.Union([Type.Ref(FileWritten), Type.Ref(FolderTransferred)])),
             headers: { ETag: RAW_FILE_HEADERS.ETag }
           },
-          ...errorResponses(400, 404, 409, 412, 415, ...CALLER_REFUSALS)
+          ...errorResponses(400, 404, 409, 412, 415, 507, ...CALLER_REFUSALS)
         }
       }
     }, async (request, reply) => {
       const { from, to } = request.body
       const { ifMatch, ifNoneMatch } = writePreconditions(request.headers)
       if (!from.endsWith('/')) {
-        const done = await files[operation](request.userId, from, to, { source: { ifMatch }, destination: { ifNoneMatch } })
+        const done = await files[operation](ownerOf(request), from, to, { source: { ifMatch }, destination: { ifNoneMatch } })
         reply.header('etag', done.etag)
         return done
       }
       if (ifMatch) throw new BadRequestError('If-Match names one file\'s version: a folder has none')
-      return transferFolder(files, request.userId, operation, from, to, { destination: { ifNoneMatch }, deadline: Date.now() + folderBudgetMs })
+      return transferFolder(files, ownerOf(request), operation, from, to, { destination: { ifNoneMatch }, deadline: Date.now() + folderBudgetMs })
     })
   }
 

@@ -7,7 +7,7 @@ import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FilePathParams, FileWritten, RangeHeaders, ReadHeaders, WriteHeaders } from '../schemas/files.js'
 import { describeRawUpload, DOCUMENTED, TRASH_ID_HEADERS, DOCUMENTED_HEAD, RAW_FILE_HEADERS } from '../schemas/openapi.js'
-import { deleteFile, receiveRawFile, sendRawHeaders, serveRawFile } from './file-answers.js'
+import { deleteFile, ownerOf, receiveRawFile, sendRawHeaders, serveRawFile } from './file-answers.js'
 
 export interface RawRoutesOptions {
   /** Upload bytes held in memory across the process (shared with the JSON routes). */
@@ -82,10 +82,10 @@ export const rawRoutes: FastifyPluginAsyncTypebox<RawRoutesOptions> = async (app
       headers: WriteHeaders,
       response: {
         200: { ...answer('Written whole: what is stored now', Type.Ref(FileWritten)), headers: { ETag: RAW_FILE_HEADERS.ETag } },
-        ...errorResponses(400, 412, 413, ...CALLER_REFUSALS)
+        ...errorResponses(400, 412, 413, 507, ...CALLER_REFUSALS)
       }
     }
-  }, async (request, reply) => receiveRawFile(files, uploadMemory, request, reply, request.userId, request.params['*']))
+  }, async (request, reply) => receiveRawFile(files, uploadMemory, request, reply, ownerOf(request), request.params['*']))
 
   app.delete('/api/raw/*', {
     config: DOCUMENTED,

@@ -12,6 +12,8 @@ import { sweepEvery } from '../plugins/sweep.js'
 import { writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
 import { StagedUploadStore, type Destination } from '../storage/tus-store.js'
+import type { Owner } from '../db/usage.js'
+import { declaredLength, ownerOf } from './file-answers.js'
 import { isFileMediaType } from '../schemas/files.js'
 
 export interface UploadRoutesOptions {
@@ -34,7 +36,7 @@ const nodeOf = (request: Request) =>
  * Where an upload goes, from its Upload-Metadata: `path` (else `filename`, which tus-js-client and
  * Uppy send), `contentType` (else `filetype`), and the destination's `ifMatch` / `ifNoneMatch`.
  */
-function destinationOf (metadata: Record<string, string | null> = {}): Omit<Destination, 'userId'> {
+function destinationOf (metadata: Record<string, string | null> = {}): Omit<Destination, keyof Owner> {
   const path = metadata.path ?? metadata.filename
   if (!path) throw new BadRequestError('Upload-Metadata must name the file: path (or filename)')
   const contentType = metadata.contentType ?? metadata.filetype ?? DEFAULT_CONTENT_TYPE
@@ -70,20 +72,20 @@ function leasedLocker (leases: (id: string) => UploadLease): Locker {
  * Stowage's authentication, and an upload answers only the user who created it (404 to anyone else).
  */
 export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app, { uploadMemory, expiryMs }) => {
-  const { stowageAuthenticate, stowageFiles: files, stowageDb } = stowageOf(app)
+  const { stowageAuthenticate, stowageFiles: files, stowageDb, stowageQuotas } = stowageOf(app)
   if (!files.staged) {
     app.log.warn('the file store cannot stage writes: resumable uploads (/api/uploads) are off')
     return
   }
   const uploads = createUploadRepository(stowageDb)
-  const store = new StagedUploadStore(uploads, files.staged, expiryMs)
+  const store = new StagedUploadStore(uploads, files.staged, expiryMs, stowageQuotas)
   // The caller of each request, for @tus/server's hooks, which see only the request.
-  const callers = new WeakMap<IncomingMessage, string>()
+  const callers = new WeakMap<IncomingMessage, Owner>()
   const callerOf = (request: Request) => {
     const raw = nodeOf(request)?.req
-    const userId = raw && callers.get(raw)
-    if (!userId) throw new Error('a tus request reached @tus/server without its caller')
-    return userId
+    const owner = raw && callers.get(raw)
+    if (!owner) throw new Error('a tus request reached @tus/server without its caller')
+    return owner
   }
 
   const tus = new Server({
@@ -98,17 +100,17 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
     locker: isPostgres(stowageDb) ? leasedLocker(createUploadLeases(stowageDb)) : new MemoryLocker({ acquireLockTimeout: LOCK_WAIT_MS }),
     getFileIdFromRequest: (_request, lastPath) => lastPath !== undefined && UPLOAD_ID.test(lastPath) ? lastPath : undefined,
     async namingFunction (request, metadata) {
-      const userId = callerOf(request)
+      const owner = callerOf(request)
       const destination = destinationOf(metadata)
       // A destination that already refuses the upload is refused before any byte is sent.
-      await files.checkWritable(userId, destination.path, destination.preconditions)
+      await files.checkWritable(owner.userId, destination.path, destination.preconditions)
       const id = randomBytes(16).toString('hex')
-      store.expect(id, { userId, ...destination })
+      store.expect(id, { ...owner, ...destination })
       return id
     },
     async onIncomingRequest (request, id) {
       if (request.method === 'POST') return
-      if (!(await store.findOwned(id, callerOf(request)))) throw ERRORS.FILE_NOT_FOUND
+      if (!(await store.findOwned(id, callerOf(request).userId))) throw ERRORS.FILE_NOT_FOUND
       if (request.method === 'PATCH') store.announce(id, Number(request.headers.get('content-length')))
     },
     async onUploadFinish (_request, upload) {
@@ -144,13 +146,15 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
       throw new UnsupportedMediaTypeError(`a piece is sent with Content-Type: ${PIECE_TYPE}`)
     }
     const carriesBody = request.method === 'PATCH' || request.headers['content-type'] === PIECE_TYPE
-    if (carriesBody) uploadMemory.take(files.writeBufferBytes)
-    callers.set(request.raw, request.userId)
+    // What the piece will hold: its length, up to what one write buffers (all of that when unknown).
+    const held = carriesBody ? Math.min(declaredLength(request) ?? Infinity, files.writeBufferBytes) : 0
+    uploadMemory.take(held)
+    callers.set(request.raw, ownerOf(request))
     reply.hijack()
     try {
       await tus.handle(request.raw, reply.raw)
     } finally {
-      if (carriesBody) uploadMemory.give(files.writeBufferBytes)
+      uploadMemory.give(held)
     }
   }
   // tus is not an OpenAPI protocol: docs/api.md describes these routes instead.

@@ -27,6 +27,7 @@ const REFUSALS: Record<number, { description: string, headers?: Record<string, o
     description: 'The range starts past the end of the file',
     headers: { 'Content-Range': { type: 'string', description: '`bytes */<size>`' } }
   },
+  507: { description: 'Your usage would pass your quota (files, trash and unfinished uploads); `error` says the usage and the quota. Nothing was stored' },
   429: { description: 'Too many failed authentications from this address or for this key id', headers: retryAfter },
   502: { description: 'The identity provider or STS answered with an error' },
   503: { description: 'A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After', headers: retryAfter }

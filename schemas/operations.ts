@@ -44,4 +44,13 @@ export const RestoreBody = Type.Object({
 }, { $id: 'StowageRestore', additionalProperties: false })
 export type RestoreBody = Static<typeof RestoreBody>
 
-export const operationSchemas = [TransferBody, FolderTransferred, TrashItem, TrashList, RestoreBody]
+export const Usage = Type.Object({
+  usedBytes: Type.Integer({ description: 'fileBytes + trashBytes + uploadBytes: what counts against the quota' }),
+  quotaBytes: Type.Union([Type.Integer(), Type.Null()], { description: 'Your quota (yours, your organization\'s or QUOTA_BYTES); null when none applies' }),
+  fileBytes: Type.Integer(),
+  trashBytes: Type.Integer({ description: 'Deleted files, until they are purged' }),
+  uploadBytes: Type.Integer({ description: 'The declared length of your unfinished resumable uploads' }),
+  fileCount: Type.Integer()
+}, { $id: 'StowageUsage' })
+
+export const operationSchemas = [TransferBody, FolderTransferred, TrashItem, TrashList, RestoreBody, Usage]

@@ -1,5 +1,6 @@
-import { BadRequestError, ConflictError, NotFoundError } from '../errors.js'
+import { BadRequestError, ConflictError, NotFoundError, PreconditionFailedError } from '../errors.js'
 import type { TrashRepository } from '../db/trash.js'
+import type { Owner, UsageChange } from '../db/usage.js'
 import { isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
 import {
   checkPreconditions, compareKeys, directly, hasPreconditions,
@@ -8,6 +9,7 @@ import {
 import {
   checkFilePath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
 } from './paths.js'
+import type { Quotas, Reservation } from './quotas.js'
 import { createTrash } from './trash.js'
 
 export const PAGE_SIZE = 100
@@ -27,6 +29,8 @@ export interface FileServiceOptions {
   exclusive?: Exclusive
   /** Where deleted files wait, and for how long; without it a delete is at once. */
   trash?: { repository: TrashRepository, retentionMs: number }
+  /** Usage and quotas: writes and copies reserve their room, every change is counted. */
+  quotas: Quotas
 }
 
 /** A copy's or move's preconditions: If-Match of the source, If-None-Match of the destination. */
@@ -40,6 +44,8 @@ export interface WriteRequest {
   /** Defaults to maxUploadBytes. */
   maxBytes?: number
   preconditions?: Preconditions
+  /** The body's length, when it is declared: its room is reserved at once, else as it arrives. */
+  length?: number
 }
 
 export interface FilePage {
@@ -56,9 +62,40 @@ const described = (path: string, meta: ObjectMeta) => ({
   key: path, size: meta.size, contentType: meta.contentType, lastModified: meta.lastModified.toISOString(), etag: meta.etag
 })
 
-export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, exclusive = directly, trash: kept }: FileServiceOptions) {
+/** What publishing `stored` where `replaced` stood changes: an overwrite counts the difference. */
+const published = (replaced: ObjectMeta | undefined, stored: ObjectMeta): UsageChange =>
+  ({ fileBytes: stored.size - (replaced?.size ?? 0), fileCount: replaced ? 0 : 1 })
+
+const removed = (file: ObjectMeta | undefined): UsageChange => file ? { fileBytes: -file.size, fileCount: -1 } : {}
+
+// A copy whose source changes while it is copied is made again, this many times at most.
+const COPY_ATTEMPTS = 3
+
+export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, exclusive = directly, trash: kept, quotas }: FileServiceOptions) {
   const { staged } = store
-  const trash = kept && createTrash({ store, exclusive, ...kept })
+  const trash = kept && createTrash({ store, exclusive, quotas, ...kept })
+
+  /** The key lock, telling `after` (still under it) what stood at `key` before the step and what the
+   *  step returned: usage counts what an overwrite really replaced, whichever writer came first. */
+  const counting = <R>(key: string, after: (replaced: ObjectMeta | undefined, result: R) => Promise<void>): Exclusive =>
+    (keys, step) => exclusive(keys, async () => {
+      const replaced = await store.head(key)
+      const result = await step()
+      await after(replaced, result as unknown as R)
+      return result
+    })
+
+  /** Runs `write` with `bytes` of room reserved for `owner`, settled by the publish or released. */
+  async function withRoom<T> (owner: Owner, bytes: number, key: string, write: (exclusive: Exclusive, reservation: Reservation) => Promise<T>): Promise<T> {
+    const reservation = await quotas.reserve(owner, bytes)
+    try {
+      return await write(counting<ObjectMeta | undefined>(key, async (replaced, stored) => {
+        if (stored) await reservation.settle(published(replaced, stored))
+      }), reservation)
+    } finally {
+      await reservation.release()
+    }
+  }
   function userPrefix (userId: string): string {
     if (!isSafeSegment(userId)) throw new BadRequestError('the caller identity is not usable as a storage folder')
     return `users/${userId}/${root}/`
@@ -70,11 +107,42 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     if (hasPreconditions(preconditions)) checkPreconditions(await store.head(key), preconditions)
   }
 
-  /** Copy or move of one file by the store, answered as a write is, for the destination. */
-  const transfer = (operation: 'copy' | 'move') => async (userId: string, from: string, to: string, { source, destination }: TransferConditions = {}) => {
-    const [fromKey, toKey] = [keyOf(userId, from), keyOf(userId, to)]
+  const transferKeys = (operation: 'copy' | 'move', userId: string, from: string, to: string) => {
     if (from === to) throw new ConflictError(`a file cannot be ${operation === 'copy' ? 'copied' : 'moved'} onto itself`)
-    const done = await store[operation](fromKey, toKey, { sourcePreconditions: source, preconditions: destination, exclusive })
+    return [keyOf(userId, from), keyOf(userId, to)]
+  }
+
+  /** A copy by the store, answered as a write is, for the destination. Its room is the source's
+   *  size, reserved before the copy; the version copied is pinned to the one measured. */
+  async function copy (owner: Owner, from: string, to: string, { source, destination }: TransferConditions = {}) {
+    const [fromKey, toKey] = transferKeys('copy', owner.userId, from, to)
+    for (let attempt = 1; ; attempt++) {
+      const current = await store.head(fromKey)
+      if (hasPreconditions(source)) checkPreconditions(current, source)
+      if (!current) throw notFound(from)
+      try {
+        const done = await withRoom(owner, current.size, toKey, (counted) =>
+          store.copy(fromKey, toKey, { sourcePreconditions: { ifMatch: [current.etag] }, preconditions: destination, exclusive: counted }))
+        if (!done) throw notFound(from)
+        return described(to, done)
+      } catch (error) {
+        // The source changed since it was measured: measured again.
+        const changed = error instanceof PreconditionFailedError && (await store.head(fromKey))?.etag !== current.etag
+        if (!changed || attempt === COPY_ATTEMPTS) throw error
+      }
+    }
+  }
+
+  /** A move by the store: usage changes only by the file it replaces at `to`. */
+  async function move (owner: Owner, from: string, to: string, { source, destination }: TransferConditions = {}) {
+    const [fromKey, toKey] = transferKeys('move', owner.userId, from, to)
+    const done = await store.move(fromKey, toKey, {
+      sourcePreconditions: source,
+      preconditions: destination,
+      exclusive: counting<ObjectMeta | undefined>(toKey, async (replaced, moved) => {
+        if (moved && replaced) await quotas.change(owner.userId, removed(replaced))
+      })
+    })
     if (!done) throw notFound(from)
     return described(to, done)
   }
@@ -142,11 +210,13 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return { notModified: false, file }
     },
 
-    async write (userId: string, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions }: WriteRequest = {}) {
-      const key = keyOf(userId, path)
-      // Refused before the body is read, when it already fails; checked again when it is published.
+    /** Refused before the body is read when its preconditions already fail (412) or its declared
+     *  length has no room (507); a body of unknown length is refused as soon as it passes the quota. */
+    async write (owner: Owner, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions, length }: WriteRequest = {}) {
+      const key = keyOf(owner.userId, path)
       await refuseEarly(key, preconditions)
-      const stored = await store.write(key, body, { contentType, maxBytes, preconditions, exclusive })
+      const stored = await withRoom(owner, length ?? 0, key, (counted, reservation) =>
+        store.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, exclusive: counted }))
       return described(path, stored)
     },
 
@@ -158,13 +228,17 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         if (!trashId) throw notFound(path)
         return { trashId }
       }
-      if (!(await store.delete(key, { preconditions, exclusive }))) throw notFound(path)
+      const deleted = await store.delete(key, {
+        preconditions,
+        exclusive: counting<boolean>(key, async (replaced, gone) => { if (gone) await quotas.change(userId, removed(replaced)) })
+      })
+      if (!deleted) throw notFound(path)
       return {}
     },
 
     /** A copy made by the store; If-Match of `source` picks the version copied. */
-    copy: transfer('copy'),
-    move: transfer('move'),
+    copy,
+    move,
 
     /** Deleted files; undefined when deletes are at once. */
     trash: trash?.keeps
@@ -191,8 +265,14 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       begin: (id: string, userId: string, path: string, contentType: string) => staged.begin(id, keyOf(userId, path), contentType),
       append: (id: string, userId: string, path: string, state: StagedState, body: Bytes, position: StagedPosition) =>
         staged.append(id, keyOf(userId, path), state, body, position),
-      async complete (id: string, userId: string, path: string, state: StagedState, { contentType, preconditions }: { contentType: string, preconditions: Preconditions }) {
-        return described(path, await staged.complete(id, keyOf(userId, path), state, { contentType, preconditions, exclusive }))
+      /** Publishes the upload; its declared length stops counting as an upload and counts as the file. */
+      async complete (id: string, userId: string, path: string, state: StagedState, { contentType, preconditions, length }: { contentType: string, preconditions: Preconditions, length: number }) {
+        const key = keyOf(userId, path)
+        return described(path, await staged.complete(id, key, state, {
+          contentType,
+          preconditions,
+          exclusive: counting<ObjectMeta>(key, (replaced, stored) => quotas.change(userId, { ...published(replaced, stored), uploadBytes: -length }))
+        }))
       },
       discard: (id: string, userId: string, path: string, state: StagedState) => staged.discard(id, keyOf(userId, path), state)
     }

@@ -1,5 +1,6 @@
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js'
 import { inGroups } from '../limits.js'
+import type { Owner } from '../db/usage.js'
 import type { FileService } from './files.js'
 import type { Preconditions } from './object-store.js'
 import { checkPrefix } from './paths.js'
@@ -22,7 +23,7 @@ export interface FolderTransfer {
  * applies to each file: the first that exists stops the request with 412.
  */
 export async function transferFolder (
-  service: FileService, userId: string, operation: 'copy' | 'move', from: string, to: string,
+  service: FileService, owner: Owner, operation: 'copy' | 'move', from: string, to: string,
   { destination, deadline }: { destination?: Preconditions, deadline: number }
 ): Promise<FolderTransfer> {
   checkPrefix(from)
@@ -32,11 +33,11 @@ export async function transferFolder (
   const done = { files: 0, bytes: 0 }
   let continuationToken: string | undefined
   for (let first = true; ; first = false) {
-    const page = await service.list(userId, { prefix: from, continuationToken })
+    const page = await service.list(owner.userId, { prefix: from, continuationToken })
     if (first && page.files.length === 0) throw new NotFoundError(`no files under ${from}`)
     await inGroups(page.files, TOGETHER, async (file) => {
       try {
-        const result = await service[operation](userId, file.key, to + file.key.slice(from.length), { destination })
+        const result = await service[operation](owner, file.key, to + file.key.slice(from.length), { destination })
         done.files++
         done.bytes += result.size
       } catch (error) {

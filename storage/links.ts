@@ -4,6 +4,8 @@ import { ForbiddenError } from '../errors.js'
 /** What a signed link lets its bearer do: one method on one file of one user, until it expires. */
 export interface LinkGrant {
   userId: string
+  /** The creator's organization, whose quota an upload counts against. */
+  orgId?: string | null
   path: string
   method: 'download' | 'upload'
   /** Seconds since the epoch. */
@@ -28,7 +30,7 @@ export function createLinkSigner (secret: Buffer) {
   return {
     token (grant: LinkGrant): string {
       const payload = base64url(Buffer.from(JSON.stringify({
-        u: grant.userId, p: grant.path, m: grant.method, e: grant.expiresAt, t: grant.contentType, s: grant.size
+        u: grant.userId, o: grant.orgId ?? undefined, p: grant.path, m: grant.method, e: grant.expiresAt, t: grant.contentType, s: grant.size
       })))
       return `${payload}.${base64url(sign(payload))}`
     },
@@ -41,11 +43,11 @@ export function createLinkSigner (secret: Buffer) {
       if (!expected || extra !== undefined || given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw new ForbiddenError('this link is not valid')
       }
-      const { u, p, m, e, t, s } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
-        u: string, p: string, m: LinkGrant['method'], e: number, t?: string, s?: number
+      const { u, o, p, m, e, t, s } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+        u: string, o?: string, p: string, m: LinkGrant['method'], e: number, t?: string, s?: number
       }
       if (now / 1000 >= e) throw new ForbiddenError('this link has expired')
-      return { userId: u, path: p, method: m, expiresAt: e, contentType: t, size: s }
+      return { userId: u, orgId: o ?? null, path: p, method: m, expiresAt: e, contentType: t, size: s }
     }
   }
 }

@@ -3,6 +3,7 @@ import type { TrashCursor, TrashItem, TrashRepository } from '../db/trash.js'
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../errors.js'
 import { inGroups } from '../limits.js'
 import type { Exclusive, ObjectMeta, ObjectStore, Preconditions } from './object-store.js'
+import type { Quotas } from './quotas.js'
 
 // Outside every `users/` prefix: listings and the refreshed credentials never reach a deleted file.
 const TRASH_PREFIX = 'stowage-trash/'
@@ -16,6 +17,8 @@ export interface TrashOptions {
   /** How long a deleted file is kept; 0: deletes are at once, and nothing goes to the trash. */
   retentionMs: number
   exclusive: Exclusive
+  /** A file's bytes count as trash while it is there, and as the file's again once restored. */
+  quotas: Pick<Quotas, 'change'>
 }
 
 const encodeCursor = ({ deletedAt, id }: TrashCursor) => Buffer.from(`${deletedAt} ${id}`).toString('base64url')
@@ -36,12 +39,13 @@ const described = ({ id, path, size, etag, deletedAt, expiresAt }: TrashItem) =>
  * object moves, so that a file in the trash is never without one; a row whose object never arrived
  * (its instance died in between) answers 404 when restored, and is swept with the rest.
  */
-export function createTrash ({ store, repository, retentionMs, exclusive }: TrashOptions) {
+export function createTrash ({ store, repository, retentionMs, exclusive, quotas }: TrashOptions) {
   const notFound = () => new NotFoundError('no such item in your trash')
 
   async function purge (item: TrashItem) {
     await store.delete(item.objectKey)
-    await repository.remove(item.id)
+    // Whoever removes the row counts it: two instances purging one item subtract it once.
+    if (await repository.remove(item.id)) await quotas.change(item.userId, { trashBytes: -item.size })
   }
 
   return {
@@ -68,6 +72,7 @@ export function createTrash ({ store, repository, retentionMs, exclusive }: Tras
         return undefined
       }
       if (moved.etag !== current?.etag || moved.size !== current.size) await repository.settle(id, moved)
+      await quotas.change(userId, { fileBytes: -moved.size, fileCount: -1, trashBytes: moved.size })
       return id
     },
 
@@ -89,7 +94,8 @@ export function createTrash ({ store, repository, retentionMs, exclusive }: Tras
         if (error instanceof PreconditionFailedError) throw new PreconditionFailedError(`a file now stands at ${path}: restore this one elsewhere with "to"`)
         throw error
       })
-      await repository.remove(id)
+      const trashBytes = await repository.remove(id) ? -item.size : 0
+      await quotas.change(userId, restored ? { fileBytes: restored.size, fileCount: 1, trashBytes } : { trashBytes })
       if (!restored) throw notFound()
       return { path, file: restored }
     },

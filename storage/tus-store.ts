@@ -1,13 +1,14 @@
 import { DataStore, ERRORS, Upload } from '@tus/utils'
 import type { Readable } from 'node:stream'
 import type { UploadRecord, UploadRepository } from '../db/uploads.js'
+import type { Owner } from '../db/usage.js'
 import { isStowageError } from '../errors.js'
 import type { FileService } from './files.js'
 import type { Preconditions } from './object-store.js'
+import type { Quotas } from './quotas.js'
 
 /** What a creating request decided about its upload before @tus/server asks the store to create it. */
-export interface Destination {
-  userId: string
+export interface Destination extends Owner {
   path: string
   contentType: string
   preconditions: Preconditions
@@ -27,7 +28,8 @@ export class StagedUploadStore extends DataStore {
   constructor (
     private readonly uploads: UploadRepository,
     private readonly files: StagedFiles,
-    private readonly expiryMs: number
+    private readonly expiryMs: number,
+    private readonly quotas: Pick<Quotas, 'claimUpload' | 'change'>
   ) {
     super()
     this.extensions = ['creation', 'creation-with-upload', 'termination', 'expiration']
@@ -55,13 +57,20 @@ export class StagedUploadStore extends DataStore {
     const destination = this.destinations.get(upload.id)
     this.destinations.delete(upload.id)
     if (!destination || upload.size === undefined) throw ERRORS.INVALID_LENGTH
-    const { userId, path, contentType, preconditions } = destination
+    const { userId, orgId, path, contentType, preconditions } = destination
     const createdAt = new Date()
-    const state = await this.files.begin(upload.id, userId, path, contentType)
-    await this.uploads.create({
-      id: upload.id, userId, path, contentType, size: upload.size, metadata: upload.metadata ?? {}, preconditions, state,
-      createdAt, expiresAt: new Date(createdAt.getTime() + this.expiryMs)
-    })
+    // Its declared length counts against the quota until it is published or dropped: 507 before a byte.
+    await this.quotas.claimUpload({ userId, orgId }, upload.size)
+    try {
+      const state = await this.files.begin(upload.id, userId, path, contentType)
+      await this.uploads.create({
+        id: upload.id, userId, path, contentType, size: upload.size, metadata: upload.metadata ?? {}, preconditions, state,
+        createdAt, expiresAt: new Date(createdAt.getTime() + this.expiryMs)
+      })
+    } catch (error) {
+      await this.quotas.change(userId, { uploadBytes: -upload.size })
+      throw error
+    }
     upload.creation_date = createdAt.toISOString()
     // An empty file has no piece to come: it is published now.
     if (upload.size === 0) await this.write([], upload.id, 0)
@@ -89,13 +98,13 @@ export class StagedUploadStore extends DataStore {
     // The last piece: its progress is recorded only once the file is published, so that a client
     // whose completion failed (the store down) sends the piece again rather than believing it done.
     try {
-      const published = await this.files.complete(id, userId, path, appended.state, { contentType, preconditions })
+      const published = await this.files.complete(id, userId, path, appended.state, { contentType, preconditions, length: size })
       await this.uploads.published(id, size, published.etag)
       return size
     } catch (error) {
       if (isStowageError(error) && (error as { statusCode?: number }).statusCode === 412) {
         await this.files.discard(id, userId, path, appended.state)
-        await this.uploads.remove(id)
+        await this.forget(record)
       }
       throw error
     }
@@ -106,7 +115,12 @@ export class StagedUploadStore extends DataStore {
     const record = await this.uploads.find(id)
     if (!record) throw ERRORS.FILE_NOT_FOUND
     if (record.etag === null) await this.files.discard(id, record.userId, record.path, record.state)
-    await this.uploads.remove(id)
+    await this.forget(record)
+  }
+
+  /** Removes the record; an unfinished upload's declared length stops counting, once. */
+  private async forget (record: UploadRecord) {
+    if (await this.uploads.remove(record.id) && record.etag === null) await this.quotas.change(record.userId, { uploadBytes: -record.size })
   }
 
   getExpiration (): number {
@@ -120,7 +134,7 @@ export class StagedUploadStore extends DataStore {
       for (const record of batch) {
         this.announced.delete(record.id)
         if (record.etag === null) await this.files.discard(record.id, record.userId, record.path, record.state)
-        await this.uploads.remove(record.id)
+        await this.forget(record)
         removed++
       }
     }

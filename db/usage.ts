@@ -1,0 +1,148 @@
+import { sql, type Kysely, type Transaction } from 'kysely'
+import type { Database } from './types.js'
+
+/** Whose bytes: a user, whose organization's quota applies unless the user has one. */
+export interface Owner { userId: string, orgId: string | null }
+
+/** What an event adds to a user's usage (negative: takes away). */
+export interface UsageChange { fileBytes?: number, fileCount?: number, trashBytes?: number, uploadBytes?: number }
+
+export interface Usage { fileBytes: number, fileCount: number, trashBytes: number, uploadBytes: number, reservedBytes: number }
+
+const NONE: Usage = { fileBytes: 0, fileCount: 0, trashBytes: 0, uploadBytes: 0, reservedBytes: 0 }
+// No quota: larger than any usage.
+const UNLIMITED = sql<number>`9223372036854775807`
+
+export const userSubject = (userId: string) => `user:${userId}`
+export const orgSubject = (orgId: string) => `org:${orgId}`
+
+/**
+ * Usage per user, and the quotas that bound it. Room is claimed by one conditional UPDATE of the
+ * user's row, so that writers on any number of instances never take it past the quota together;
+ * it is given back, or settled into what was really stored, when the write ends.
+ */
+export function createUsageRepository (db: Kysely<Database>, defaultQuota: number | null) {
+  // The user's own quota, else the organization's, else QUOTA_BYTES; null when none applies.
+  const quotaOf = ({ userId, orgId }: Owner) => sql<number | string | null>`coalesce(
+    (select bytes from quotas where subject = ${userSubject(userId)}),
+    (select bytes from quotas where subject = ${orgId === null ? null : orgSubject(orgId)}),
+    cast(${defaultQuota} as bigint))`
+
+  async function change (trx: Kysely<Database>, userId: string, { fileBytes = 0, fileCount = 0, trashBytes = 0, uploadBytes = 0 }: UsageChange, released = 0) {
+    await trx.insertInto('storage_usage')
+      .values({ user_id: userId, file_bytes: fileBytes, file_count: fileCount, trash_bytes: trashBytes, upload_bytes: uploadBytes, reserved_bytes: -released })
+      .onConflict((conflict) => conflict.column('user_id').doUpdateSet((eb) => ({
+        file_bytes: eb('storage_usage.file_bytes', '+', eb.ref('excluded.file_bytes')),
+        file_count: eb('storage_usage.file_count', '+', eb.ref('excluded.file_count')),
+        trash_bytes: eb('storage_usage.trash_bytes', '+', eb.ref('excluded.trash_bytes')),
+        upload_bytes: eb('storage_usage.upload_bytes', '+', eb.ref('excluded.upload_bytes')),
+        reserved_bytes: eb('storage_usage.reserved_bytes', '+', eb.ref('excluded.reserved_bytes'))
+      })))
+      .execute()
+  }
+
+  /** Adds `bytes` to `column` unless the usage would pass the quota; false when it would. */
+  async function claim (trx: Kysely<Database>, owner: Owner, column: 'reserved_bytes' | 'upload_bytes', bytes: number): Promise<boolean> {
+    const attempt = () => sql`update storage_usage set ${sql.ref(column)} = ${sql.ref(column)} + ${bytes}
+      where user_id = ${owner.userId}
+      and file_bytes + trash_bytes + upload_bytes + reserved_bytes + ${bytes} <= coalesce(${quotaOf(owner)}, ${UNLIMITED})`.execute(trx)
+    if (Number((await attempt()).numAffectedRows) > 0) return true
+    // A user's first write: the row is made, then asked again.
+    const made = await trx.insertInto('storage_usage').values({ user_id: owner.userId, ...rowOf(NONE) })
+      .onConflict((conflict) => conflict.column('user_id').doNothing()).executeTakeFirst()
+    return Number(made.numInsertedOrUpdatedRows ?? 0) > 0 && Number((await attempt()).numAffectedRows) > 0
+  }
+
+  const inTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(work)
+
+  return {
+    /** Holds `bytes` for a write in flight, as reservation `id`, until `expiresAt` unless renewed. */
+    async reserve (owner: Owner, id: string, bytes: number, expiresAt: Date): Promise<boolean> {
+      return inTransaction(async (trx) => {
+        if (!(await claim(trx, owner, 'reserved_bytes', bytes))) return false
+        await trx.insertInto('quota_reservations').values({ id, user_id: owner.userId, bytes, expires_at: expiresAt.toISOString() }).execute()
+        return true
+      })
+    },
+
+    /** Adds `bytes` to reservation `id`, within the quota. */
+    async grow (owner: Owner, id: string, bytes: number): Promise<boolean> {
+      return inTransaction(async (trx) => {
+        if (!(await claim(trx, owner, 'reserved_bytes', bytes))) return false
+        await trx.updateTable('quota_reservations').set({ bytes: sql<number>`bytes + ${bytes}` }).where('id', '=', id).execute()
+        return true
+      })
+    },
+
+    async renew (id: string, expiresAt: Date): Promise<void> {
+      await db.updateTable('quota_reservations').set({ expires_at: expiresAt.toISOString() }).where('id', '=', id).execute()
+    },
+
+    /** Ends reservation `id` (if it has not expired), applying what its write changed. */
+    async settle (userId: string, id: string, changed: UsageChange = {}): Promise<void> {
+      await inTransaction(async (trx) => {
+        const held = await trx.deleteFrom('quota_reservations').where('id', '=', id).returning('bytes').executeTakeFirst()
+        await change(trx, userId, changed, Number(held?.bytes ?? 0))
+      })
+    },
+
+    /** The declared length of a resumable upload, held until it is published or dropped. */
+    claimUpload: (owner: Owner, bytes: number) => claim(db, owner, 'upload_bytes', bytes),
+
+    /** An event that needs no room (a delete, a move, the trash). */
+    change: (userId: string, changed: UsageChange) => change(db, userId, changed),
+
+    /** Reservations of writes whose instance died, given back; resolves with how many. */
+    async expire (now = new Date()): Promise<number> {
+      const expired = await db.selectFrom('quota_reservations').select(['id', 'user_id']).where('expires_at', '<=', now.toISOString()).limit(100).execute()
+      for (const { id, user_id: userId } of expired) await this.settle(userId, id)
+      return expired.length
+    },
+
+    async read (owner: Owner): Promise<{ usage: Usage, quotaBytes: number | null }> {
+      const row = await db.selectFrom('storage_usage').selectAll().where('user_id', '=', owner.userId).executeTakeFirst()
+      const { rows: [quota] } = await sql<{ bytes: number | string | null }>`select ${quotaOf(owner)} as bytes`.execute(db)
+      return {
+        usage: row ? usageOf(row) : NONE,
+        quotaBytes: quota?.bytes === null || quota?.bytes === undefined ? null : Number(quota.bytes)
+      }
+    },
+
+    /** Sets a user's counts to what a recount found; reservations in flight are kept. */
+    async replace (userId: string, counted: Omit<Usage, 'reservedBytes'>): Promise<void> {
+      const { reserved_bytes: _kept, ...values } = rowOf({ ...counted, reservedBytes: 0 })
+      await db.insertInto('storage_usage').values({ user_id: userId, ...values, reserved_bytes: 0 })
+        .onConflict((conflict) => conflict.column('user_id').doUpdateSet(values)).execute()
+    },
+
+    /** Every user with a usage row. */
+    async users (): Promise<string[]> {
+      return (await db.selectFrom('storage_usage').select('user_id').execute()).map((row) => row.user_id)
+    },
+
+    /** `bytes` null removes the subject's quota. */
+    async setQuota (subject: string, bytes: number | null): Promise<void> {
+      if (bytes === null) {
+        await db.deleteFrom('quotas').where('subject', '=', subject).execute()
+        return
+      }
+      await db.insertInto('quotas').values({ subject, bytes }).onConflict((conflict) => conflict.column('subject').doUpdateSet({ bytes })).execute()
+    }
+  }
+}
+
+export type UsageRepository = ReturnType<typeof createUsageRepository>
+
+function rowOf ({ fileBytes, fileCount, trashBytes, uploadBytes, reservedBytes }: Usage) {
+  return { file_bytes: fileBytes, file_count: fileCount, trash_bytes: trashBytes, upload_bytes: uploadBytes, reserved_bytes: reservedBytes }
+}
+
+function usageOf (row: Record<'file_bytes' | 'file_count' | 'trash_bytes' | 'upload_bytes' | 'reserved_bytes', number | string>): Usage {
+  return {
+    fileBytes: Number(row.file_bytes),
+    fileCount: Number(row.file_count),
+    trashBytes: Number(row.trash_bytes),
+    uploadBytes: Number(row.upload_bytes),
+    reservedBytes: Number(row.reserved_bytes)
+  }
+}

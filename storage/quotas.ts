@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto'
+import type { Owner, UsageChange, UsageRepository } from '../db/usage.js'
+import { InsufficientStorageError } from '../errors.js'
+
+// A reservation outlives its instance by at most this; a living one renews it a few times as often.
+const RESERVATION_TTL_MS = 10 * 60_000
+// A body of unknown length claims room in steps of at least this, then exactly what it needs.
+const GROWTH_STEP = 1024 * 1024
+
+/** Room held for one write: grown while its body arrives, then settled into what it stored, or released. */
+export interface Reservation {
+  grow (bytes: number): Promise<void>
+  /** Ends it with what the write changed; once ended, settle and release do nothing. */
+  settle (changed: UsageChange): Promise<void>
+  release (): Promise<void>
+}
+
+/**
+ * Quotas: writes reserve their room before their body is read (507 when there is none), and settle
+ * into what they really stored once published; deletes, moves and the trash change usage without
+ * asking. Decided in the database, so they hold for every instance together.
+ */
+export function createQuotas (repository: UsageRepository) {
+  async function overQuota (owner: Owner, bytes: number) {
+    const { usage, quotaBytes } = await repository.read(owner)
+    const used = usage.fileBytes + usage.trashBytes + usage.uploadBytes + usage.reservedBytes
+    return new InsufficientStorageError(`over your storage quota: ${used} of ${quotaBytes} bytes in use (trash and unfinished uploads included), and this needs ${bytes} more; delete files or empty the trash`)
+  }
+
+  async function reserve (owner: Owner, bytes: number): Promise<Reservation> {
+    const id = randomBytes(16).toString('hex')
+    const expiry = () => new Date(Date.now() + RESERVATION_TTL_MS)
+    if (!(await repository.reserve(owner, id, bytes, expiry()))) throw await overQuota(owner, bytes)
+    const renewal = setInterval(() => { repository.renew(id, expiry()).catch(() => {}) }, RESERVATION_TTL_MS / 4).unref()
+    let ended = false
+    const end = async (changed: UsageChange) => {
+      if (ended) return
+      ended = true
+      clearInterval(renewal)
+      await repository.settle(owner.userId, id, changed)
+    }
+    return {
+      async grow (more) {
+        if (!(await repository.grow(owner, id, more))) throw await overQuota(owner, more)
+      },
+      settle: end,
+      // A release that fails leaves the reservation to expire.
+      release: () => end({}).catch(() => {})
+    }
+  }
+
+  return {
+    reserve,
+
+    /** `body`, claiming room as it arrives beyond what `reservation` holds: 507 as soon as it passes the quota. */
+    async * metered (body: AsyncIterable<Buffer> | Iterable<Buffer>, reservation: Reservation, held = 0): AsyncGenerator<Buffer> {
+      let received = 0
+      for await (const chunk of body) {
+        received += chunk.length
+        if (received > held) {
+          const needed = received - held
+          let step = Math.max(needed, GROWTH_STEP)
+          try {
+            await reservation.grow(step)
+          } catch (error) {
+            // Near the quota, exactly what the bytes need.
+            if (!(error instanceof InsufficientStorageError) || step === needed) throw error
+            step = needed
+            await reservation.grow(step)
+          }
+          held += step
+        }
+        yield chunk
+      }
+    },
+
+    /** A resumable upload's declared length, held until it is published or dropped: 507 when there is no room. */
+    async claimUpload (owner: Owner, bytes: number) {
+      if (!(await repository.claimUpload(owner, bytes))) throw await overQuota(owner, bytes)
+    },
+
+    change: repository.change,
+
+    /** What GET /api/usage answers. */
+    async usage (owner: Owner) {
+      const { usage, quotaBytes } = await repository.read(owner)
+      return {
+        usedBytes: usage.fileBytes + usage.trashBytes + usage.uploadBytes,
+        quotaBytes,
+        fileBytes: usage.fileBytes,
+        trashBytes: usage.trashBytes,
+        uploadBytes: usage.uploadBytes,
+        fileCount: usage.fileCount
+      }
+    },
+
+    /** Whether a quota applies to `owner`: then no write may bypass Stowage (refreshed credentials, presigned uploads). */
+    async applies (owner: Owner): Promise<boolean> {
+      return (await repository.read(owner)).quotaBytes !== null
+    },
+
+    /** Gives back the reservations of writes whose instance died. */
+    expire: () => repository.expire()
+  }
+}
+
+export type Quotas = ReturnType<typeof createQuotas>
