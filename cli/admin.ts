@@ -8,7 +8,11 @@ import { openDatabase } from '../db/dialect.js'
 import { migrateToLatest } from '../db/migrations.js'
 import { createOrganizationRepository } from '../db/organizations.js'
 import type { Database } from '../db/types.js'
+import { createUsageRepository, orgSubject, userSubject } from '../db/usage.js'
 import { createKeyService } from '../keys/service.js'
+import { stowageOptions } from '../app.js'
+import { createStore } from '../plugins/storage.js'
+import { recountUsage } from '../storage/quotas.js'
 import { isSafeSegment } from '../storage/paths.js'
 import { ADMIN_HELP } from './help.js'
 import { UsageError, type CliIo } from './io.js'
@@ -61,8 +65,41 @@ async function createKey (args: string[], io: CliIo) {
   })
 }
 
+async function setQuota (args: string[], io: CliIo) {
+  const { values } = parseArgs({
+    args, options: { user: { type: 'string' }, org: { type: 'string' }, bytes: { type: 'string' }, none: { type: 'boolean' }, json: { type: 'boolean' } }
+  })
+  const { user, org, bytes, none } = values
+  if ((user === undefined) === (org === undefined)) throw new UsageError('set-quota needs --user U or --org O')
+  if ((bytes === undefined) === (none !== true)) throw new UsageError('set-quota needs --bytes N, or --none to remove the quota set before')
+  if (bytes !== undefined && !(/^\d{1,16}$/.test(bytes) && Number.isSafeInteger(Number(bytes)))) throw new UsageError('--bytes is a whole number of bytes, such as 10737418240 for 10 GiB')
+  const subject = user !== undefined ? userSubject(user) : orgSubject(org as string)
+  const quotaBytes = bytes === undefined ? null : Number(bytes)
+  await withDatabase(io, false, (db) => createUsageRepository(db, null).setQuota(subject, quotaBytes))
+  return { subject, quotaBytes }
+}
+
+async function usage (args: string[], io: CliIo) {
+  const { values } = parseArgs({ args, options: { recount: { type: 'boolean' }, json: { type: 'boolean' } } })
+  return withDatabase(io, false, async (db, config) => {
+    const repository = createUsageRepository(db, config.QUOTA_BYTES ?? null)
+    if (values.recount) {
+      const { storage } = stowageOptions(config)
+      const store = await createStore({ driver: 'fs', ...storage }, config.MAX_UPLOAD_BYTES)
+      try {
+        await recountUsage(store, config.STORAGE_ROOT, repository)
+      } finally {
+        await store.close?.()
+      }
+    }
+    return { defaultQuotaBytes: config.QUOTA_BYTES ?? null, ...await repository.all() }
+  })
+}
+
 export async function runAdmin ([command, ...args]: string[], io: CliIo) {
   if (command === 'create-org') return createOrg(args, io)
   if (command === 'create-key') return createKey(args, io)
+  if (command === 'set-quota') return setQuota(args, io)
+  if (command === 'usage') return usage(args, io)
   throw new UsageError(command ? `unknown admin command "${command}"\n${ADMIN_HELP}` : ADMIN_HELP)
 }

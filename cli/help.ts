@@ -2,6 +2,11 @@ export const ADMIN_HELP = `Admin commands work on DATABASE_URL directly and prin
 a SQLite database that does not exist yet is created only with --init:
   stowage admin create-org --name N [--aws-account-id A] [--auth-mode platform|aws-sso] [--init]
   stowage admin create-key --user U [--org O] [--name N] [--init]
+  stowage admin set-quota --user U | --org O --bytes N | --none
+                          a user's own quota, else the organization's, else QUOTA_BYTES
+  stowage admin usage [--recount]
+                          every user's usage and the quotas set; --recount rebuilds usage from
+                          the store and the database first (best while few writes run)
 `
 
 export const HELP = `stowage — command-line client and admin tool of a Stowage service

@@ -47,10 +47,10 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
       where user_id = ${owner.userId}
       and file_bytes + trash_bytes + upload_bytes + reserved_bytes + ${bytes} <= coalesce(${quotaOf(owner)}, ${UNLIMITED})`.execute(trx)
     if (Number((await attempt()).numAffectedRows) > 0) return true
-    // A user's first write: the row is made, then asked again.
-    const made = await trx.insertInto('storage_usage').values({ user_id: owner.userId, ...rowOf(NONE) })
-      .onConflict((conflict) => conflict.column('user_id').doNothing()).executeTakeFirst()
-    return Number(made.numInsertedOrUpdatedRows ?? 0) > 0 && Number((await attempt()).numAffectedRows) > 0
+    // A user's first write: the row is made (or another writer made it meanwhile), then asked again.
+    await trx.insertInto('storage_usage').values({ user_id: owner.userId, ...rowOf(NONE) })
+      .onConflict((conflict) => conflict.column('user_id').doNothing()).execute()
+    return Number((await attempt()).numAffectedRows) > 0
   }
 
   const inTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(work)
@@ -118,6 +118,24 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
     /** Every user with a usage row. */
     async users (): Promise<string[]> {
       return (await db.selectFrom('storage_usage').select('user_id').execute()).map((row) => row.user_id)
+    },
+
+    /** What the database itself knows of a user's usage: the trash's items and the unfinished uploads. */
+    async recordedElsewhere (userId: string): Promise<{ trashBytes: number, uploadBytes: number }> {
+      const trash = await db.selectFrom('trash').select((eb) => eb.fn.sum<number | string | null>('size').as('bytes')).where('user_id', '=', userId).executeTakeFirst()
+      const uploads = await db.selectFrom('uploads').select((eb) => eb.fn.sum<number | string | null>('size').as('bytes'))
+        .where('user_id', '=', userId).where('etag', 'is', null).executeTakeFirst()
+      return { trashBytes: Number(trash?.bytes ?? 0), uploadBytes: Number(uploads?.bytes ?? 0) }
+    },
+
+    /** Every user's row, and the quotas set. */
+    async all () {
+      const users = await db.selectFrom('storage_usage').selectAll().orderBy('user_id').execute()
+      const quotas = await db.selectFrom('quotas').selectAll().orderBy('subject').execute()
+      return {
+        users: users.map((row) => ({ userId: row.user_id, ...usageOf(row) })),
+        quotas: quotas.map((row) => ({ subject: row.subject, bytes: Number(row.bytes) }))
+      }
     },
 
     /** `bytes` null removes the subject's quota. */

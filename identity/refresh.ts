@@ -8,13 +8,15 @@ export interface RefreshOptions {
   /** The service's client of the identity provider. */
   provider: OAuthClient
   userClaim: string
+  orgClaim: string
   /** Unset: tokens come without AWS credentials. */
   roleArn?: string
   durationSeconds: number
   stsEndpoint: string
   stsRegion: string
-  /** The bucket and `users/{userId}/<root>/` prefix of a user. */
-  locate: (userId: string) => { bucket: string, prefix: string }
+  /** The bucket and `users/{userId}/<root>/` prefix of a user, and whether the credentials may write
+   *  there (not under a quota, which only Stowage's own writes can keep). */
+  locate: (userId: string, orgId: string | null) => Promise<{ bucket: string, prefix: string, writable: boolean }>
   timeoutMs?: number
   onUpstreamFailure?: FailureLog
   observeCall?: ObserveCall
@@ -27,14 +29,18 @@ export interface RefreshedTokens extends ProviderTokens {
   credentials?: AwsCredentials
 }
 
-/** Allows S3 only under the user's own prefix of the bucket: objects there, and listing of it. */
-export function sessionPolicy (bucket: string, prefix: string): string {
+const READS = ['s3:GetObject']
+const WRITES = ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts']
+
+/** Allows S3 only under the user's own prefix of the bucket: objects there (read only, unless
+ *  `writable`), and listing of it. */
+export function sessionPolicy (bucket: string, prefix: string, writable = true): string {
   return JSON.stringify({
     Version: '2012-10-17',
     Statement: [
       {
         Effect: 'Allow',
-        Action: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+        Action: writable ? [...READS, ...WRITES] : READS,
         Resource: `arn:aws:s3:::${bucket}/${prefix}*`
       },
       {
@@ -74,9 +80,11 @@ export function createTokenRefresher (options: RefreshOptions) {
 
   async function credentialsFor (idToken: string): Promise<AwsCredentials> {
     // The ID token comes straight from the provider over TLS (OIDC Core §3.1.3.7); STS verifies it.
-    const userId = claimsOf(idToken)[options.userClaim]
+    const claims = claimsOf(idToken)
+    const userId = claims[options.userClaim]
     if (!isSafeSegment(userId)) throw new BadGatewayError('the ID token names no usable user')
-    const { bucket, prefix } = options.locate(userId)
+    const orgId = claims[options.orgClaim]
+    const { bucket, prefix, writable } = await options.locate(userId, typeof orgId === 'string' ? orgId : null)
     const { client, AssumeRoleWithWebIdentityCommand } = await stsClient()
     let answer
     try {
@@ -85,7 +93,7 @@ export function createTokenRefresher (options: RefreshOptions) {
         RoleSessionName: `stowage-${userId}`.replace(/[^\w+=,.@-]/g, '-').slice(0, 64),
         WebIdentityToken: idToken,
         DurationSeconds: options.durationSeconds,
-        Policy: sessionPolicy(bucket, prefix)
+        Policy: sessionPolicy(bucket, prefix, writable)
       }), { abortSignal: AbortSignal.timeout(timeoutMs) }))
     } catch (error) {
       failed('the AWS security token service', error)

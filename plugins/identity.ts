@@ -7,7 +7,7 @@ import { createDiscovery } from '../identity/discovery.js'
 import { createFailureLog, type Logger, type ObserveCall } from '../identity/http.js'
 import { createJwtVerifier, type JwtVerifier } from '../identity/jwt.js'
 import { createOAuthClient } from '../identity/oauth.js'
-import { createTokenRefresher, type TokenRefresher } from '../identity/refresh.js'
+import { createTokenRefresher, type RefreshOptions, type TokenRefresher } from '../identity/refresh.js'
 import { createSignIn, type SignIn } from '../identity/signin.js'
 import { stowageOf } from './decorators.js'
 import { DEFAULT_REGION } from '../defaults.js'
@@ -59,7 +59,7 @@ export interface IdentityService {
 
 interface IdentityDependencies {
   organizations: OrganizationRepository
-  locate: (userId: string) => { bucket: string, prefix: string }
+  locate: RefreshOptions['locate']
 }
 
 export function createIdentityService (options: IdentityPluginOptions, { organizations, locate }: IdentityDependencies): IdentityService {
@@ -85,6 +85,7 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
   const refresher = createTokenRefresher({
     provider,
     userClaim: options.userClaim ?? 'sub',
+    orgClaim: options.orgClaim ?? 'org_id',
     roleArn: options.credentialsRoleArn,
     durationSeconds: options.credentialsTtlSeconds ?? 3600,
     stsEndpoint,
@@ -137,10 +138,10 @@ export function resourceMetadataOf (request: FastifyRequest) {
 }
 
 export const identityPlugin = fp<IdentityPluginOptions>(async (app, options) => {
-  const { stowageDb, stowageFiles } = stowageOf(app)
+  const { stowageDb, stowageFiles, stowageQuotas } = stowageOf(app)
   const identity = createIdentityService({ log: app.log, ...options }, {
     organizations: createOrganizationRepository(stowageDb),
-    locate: (userId) => stowageFiles.location(userId)
+    locate: async (userId, orgId) => ({ ...stowageFiles.location(userId), writable: !(await stowageQuotas.applies({ userId, orgId })) })
   })
   app.decorate('stowageIdentity', identity)
   app.addHook('onClose', async () => { identity.refresher.close() })

@@ -44,7 +44,8 @@ export interface StoragePluginOptions {
   instrument?: (store: ObjectStore) => ObjectStore
 }
 
-async function createStore (options: StoragePluginOptions, maxUploadBytes: number, log: FastifyBaseLogger): Promise<ObjectStore> {
+/** The store the options name (a host's own, or one of the drivers'), not yet opened. */
+export async function createStore (options: StoragePluginOptions, maxUploadBytes: number, log?: Pick<FastifyBaseLogger, 'warn'>): Promise<ObjectStore> {
   if (options.store) return options.store
   if (options.driver === 's3') {
     if (!options.bucket) throw new Error('the s3 driver needs a bucket')

@@ -75,23 +75,28 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   const { staged } = store
   const trash = kept && createTrash({ store, exclusive, quotas, ...kept })
 
-  /** The key lock, telling `after` (still under it) what stood at `key` before the step and what the
-   *  step returned: usage counts what an overwrite really replaced, whichever writer came first. */
-  const counting = <R>(key: string, after: (replaced: ObjectMeta | undefined, result: R) => Promise<void>): Exclusive =>
-    (keys, step) => exclusive(keys, async () => {
-      const replaced = await store.head(key)
-      const result = await step()
-      await after(replaced, result as unknown as R)
-      return result
-    })
+  /**
+   * Runs `operation` with the key lock, which also looks, under the lock, at the file that stands at
+   * `key` before the store publishes there: usage counts what a publish really replaced, whichever
+   * writer came first. The count itself is made after the lock is let go (counts add up in any
+   * order), so that a lock's database connection never waits for another.
+   */
+  async function replacing<R> (key: string, operation: (exclusive: Exclusive) => Promise<R>) {
+    let replaced: ObjectMeta | undefined
+    const result = await operation((keys, publish) => exclusive(keys, async () => {
+      replaced = await store.head(key)
+      return publish()
+    }))
+    return { result, replaced }
+  }
 
-  /** Runs `write` with `bytes` of room reserved for `owner`, settled by the publish or released. */
-  async function withRoom<T> (owner: Owner, bytes: number, key: string, write: (exclusive: Exclusive, reservation: Reservation) => Promise<T>): Promise<T> {
+  /** Runs `write` with `bytes` of room reserved for `owner`, settled into what it published, or released. */
+  async function withRoom<T extends ObjectMeta | undefined> (owner: Owner, bytes: number, key: string, write: (exclusive: Exclusive, reservation: Reservation) => Promise<T>): Promise<T> {
     const reservation = await quotas.reserve(owner, bytes)
     try {
-      return await write(counting<ObjectMeta | undefined>(key, async (replaced, stored) => {
-        if (stored) await reservation.settle(published(replaced, stored))
-      }), reservation)
+      const { result: stored, replaced } = await replacing(key, (exclusive) => write(exclusive, reservation))
+      if (stored) await reservation.settle(published(replaced, stored))
+      return stored
     } finally {
       await reservation.release()
     }
@@ -121,8 +126,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       if (hasPreconditions(source)) checkPreconditions(current, source)
       if (!current) throw notFound(from)
       try {
-        const done = await withRoom(owner, current.size, toKey, (counted) =>
-          store.copy(fromKey, toKey, { sourcePreconditions: { ifMatch: [current.etag] }, preconditions: destination, exclusive: counted }))
+        const done = await withRoom(owner, current.size, toKey, (exclusive) =>
+          store.copy(fromKey, toKey, { sourcePreconditions: { ifMatch: [current.etag] }, preconditions: destination, exclusive }))
         if (!done) throw notFound(from)
         return described(to, done)
       } catch (error) {
@@ -136,14 +141,10 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   /** A move by the store: usage changes only by the file it replaces at `to`. */
   async function move (owner: Owner, from: string, to: string, { source, destination }: TransferConditions = {}) {
     const [fromKey, toKey] = transferKeys('move', owner.userId, from, to)
-    const done = await store.move(fromKey, toKey, {
-      sourcePreconditions: source,
-      preconditions: destination,
-      exclusive: counting<ObjectMeta | undefined>(toKey, async (replaced, moved) => {
-        if (moved && replaced) await quotas.change(owner.userId, removed(replaced))
-      })
-    })
+    const { result: done, replaced } = await replacing(toKey, (exclusive) =>
+      store.move(fromKey, toKey, { sourcePreconditions: source, preconditions: destination, exclusive }))
     if (!done) throw notFound(from)
+    if (replaced) await quotas.change(owner.userId, removed(replaced))
     return described(to, done)
   }
 
@@ -215,8 +216,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     async write (owner: Owner, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions, length }: WriteRequest = {}) {
       const key = keyOf(owner.userId, path)
       await refuseEarly(key, preconditions)
-      const stored = await withRoom(owner, length ?? 0, key, (counted, reservation) =>
-        store.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, exclusive: counted }))
+      const stored = await withRoom(owner, length ?? 0, key, (exclusive, reservation) =>
+        store.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, exclusive }))
       return described(path, stored)
     },
 
@@ -228,11 +229,9 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         if (!trashId) throw notFound(path)
         return { trashId }
       }
-      const deleted = await store.delete(key, {
-        preconditions,
-        exclusive: counting<boolean>(key, async (replaced, gone) => { if (gone) await quotas.change(userId, removed(replaced)) })
-      })
+      const { result: deleted, replaced } = await replacing(key, (exclusive) => store.delete(key, { preconditions, exclusive }))
       if (!deleted) throw notFound(path)
+      await quotas.change(userId, removed(replaced))
       return {}
     },
 
@@ -268,11 +267,9 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       /** Publishes the upload; its declared length stops counting as an upload and counts as the file. */
       async complete (id: string, userId: string, path: string, state: StagedState, { contentType, preconditions, length }: { contentType: string, preconditions: Preconditions, length: number }) {
         const key = keyOf(userId, path)
-        return described(path, await staged.complete(id, key, state, {
-          contentType,
-          preconditions,
-          exclusive: counting<ObjectMeta>(key, (replaced, stored) => quotas.change(userId, { ...published(replaced, stored), uploadBytes: -length }))
-        }))
+        const { result: stored, replaced } = await replacing(key, (exclusive) => staged.complete(id, key, state, { contentType, preconditions, exclusive }))
+        await quotas.change(userId, { ...published(replaced, stored), uploadBytes: -length })
+        return described(path, stored)
       },
       discard: (id: string, userId: string, path: string, state: StagedState) => staged.discard(id, keyOf(userId, path), state)
     }
