@@ -39,6 +39,27 @@ export function createFailureLimiter ({ max, windowMs, maxKeys = 100_000, now = 
   }
 }
 
+/**
+ * A failure limit as the authentication chain asks it: `known` from this process's memory alone
+ * (no I/O, on every attempt), `check` from every instance's count (before a costly check only),
+ * `fail` counting one more (resolving true when it is the one that reaches the limit).
+ */
+export interface FailureLimit {
+  known (subject: string): number
+  check (subject: string): Promise<number>
+  fail (subject: string): Promise<boolean>
+}
+
+/** A FailureLimit of this process only (one instance, as on SQLite). */
+export function inProcessFailureLimit (options: FailureLimiterOptions): FailureLimit {
+  const limiter = createFailureLimiter(options)
+  return {
+    known: (subject) => limiter.retryAfterSeconds(subject),
+    check: async (subject) => limiter.retryAfterSeconds(subject),
+    fail: async (subject) => limiter.fail(subject)
+  }
+}
+
 /** Runs `work` on the items `together` at a time, each group once the one before has ended. */
 export async function inGroups<T> (items: readonly T[], together: number, work: (item: T) => Promise<unknown>) {
   for (let at = 0; at < items.length; at += together) await Promise.all(items.slice(at, at + together).map(work))

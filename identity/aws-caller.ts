@@ -110,7 +110,7 @@ export function createAwsCallerVerifier ({
     },
 
     /** `admitCostlyCheck` may throw to refuse an STS call (the caller's address keeps failing). */
-    async verify (request: FastifyRequest, { admitCostlyCheck }: { admitCostlyCheck?: () => void } = {}): Promise<AwsCaller> {
+    async verify (request: FastifyRequest, { admitCostlyCheck }: { admitCostlyCheck?: () => Promise<void> } = {}): Promise<AwsCaller> {
       const authorization = header(request, 'authorization') ?? ''
       const amzDate = header(request, 'x-amz-date') ?? ''
       const token = header(request, 'x-amz-security-token')
@@ -129,7 +129,7 @@ export function createAwsCallerVerifier ({
       const refusal = refused.get(cacheKey)
       if (refusal) throw new AwsSignatureRefused(refusal)
 
-      admitCostlyCheck?.()
+      await admitCostlyCheck?.()
       const until = signedAt + MAX_CLOCK_SKEW_MS
       const resolve = async () => {
         const { account, arn } = await boundedSts(() => askSts({

@@ -2,7 +2,7 @@ import bcrypt from 'bcrypt'
 import { hash } from 'node:crypto'
 import type { ApiKeyCheck, ApiKeyRepository } from '../db/api-keys.js'
 import { BadRequestError, NotFoundError, TooManyAttemptsError } from '../errors.js'
-import { createFailureLimiter, createMemory, createSemaphore } from '../limits.js'
+import { createMemory, createSemaphore, inProcessFailureLimit, type FailureLimit } from '../limits.js'
 import { generateApiKey, parseApiKey } from './api-key.js'
 
 export interface Hasher {
@@ -22,6 +22,8 @@ export interface KeyServiceOptions {
   /** Wrong secrets allowed per key id in one window before the id is refused (429) without bcrypt. */
   failuresPerKey?: number
   failureWindowMs?: number
+  /** Counts those failures; by default in this process (instances on PostgreSQL share one). */
+  failureLimit?: FailureLimit
   /** bcrypt compares running at once: the rest wait, so that file I/O keeps threads of libuv's pool. */
   bcryptConcurrency?: number
   /** Told once per window when a key id starts being refused. */
@@ -66,14 +68,14 @@ const REFUSAL_MEMORY_MS = 10 * 60_000
 
 export function createKeyService ({
   repository, prefix, bcryptCost, hasher = bcrypt, verifiedCacheSize = 10_000, touchIntervalMs = 60_000,
-  failuresPerKey = 10, failureWindowMs = 60_000, bcryptConcurrency = 2, onThrottled, now = () => new Date()
+  failuresPerKey = 10, failureWindowMs = 60_000, failureLimit, bcryptConcurrency = 2, onThrottled, now = () => new Date()
 }: KeyServiceOptions) {
   const clock = () => now().getTime()
   // SHA-256 of a key → the hash it passed (or failed) against: a replaced row must be checked again.
   // No secret is kept, only digests of keys already presented.
   const verified = createMemory<string>(verifiedCacheSize, clock)
   const refused = createMemory<string>(verifiedCacheSize, clock)
-  const failures = createFailureLimiter({ max: failuresPerKey, windowMs: failureWindowMs, now: clock })
+  const failures = failureLimit ?? inProcessFailureLimit({ max: failuresPerKey, windowMs: failureWindowMs, now: clock })
   const bounded = createSemaphore(bcryptConcurrency)
   // Concurrent first uses of one key share one compare.
   const comparing = new Map<string, Promise<boolean>>()
@@ -87,8 +89,12 @@ export function createKeyService ({
             verified.set(digest, row.key_hash)
           } else {
             refused.set(digest, row.key_hash, clock() + REFUSAL_MEMORY_MS)
-            if (failures.fail(row.id)) onThrottled?.(row.id)
           }
+          return ok
+        })
+        // Counted before the answer, so that the next attempt, on any instance, sees it.
+        .then(async (ok) => {
+          if (!ok && await failures.fail(row.id)) onThrottled?.(row.id)
           return ok
         })
         .finally(() => comparing.delete(digest))
@@ -97,24 +103,24 @@ export function createKeyService ({
     return pending
   }
 
-  function throwIfThrottled (keyId: string) {
-    const wait = failures.retryAfterSeconds(keyId)
+  function throwIfThrottled (wait: number) {
     if (wait > 0) throw new TooManyAttemptsError(wait, 'too many wrong secrets for this key')
   }
 
   let verifiedHits = 0
 
-  async function matches (key: string, digest: string, row: ApiKeyCheck, admitCostlyCheck?: () => void): Promise<boolean> {
-    if (verified.get(digest) === row.key_hash) {
-      verifiedHits++
-      return true
-    }
-    if (refused.get(digest) === row.key_hash) return false
+  async function matches (key: string, digest: string, row: ApiKeyCheck, admitCostlyCheck?: () => Promise<void>): Promise<boolean> {
+    // What an earlier compare of this very key found, if it was against this row's hash.
+    const known = () => verified.get(digest) === row.key_hash ? true : refused.get(digest) === row.key_hash ? false : undefined
+    const earlier = known()
+    if (earlier === true) verifiedHits++
+    if (earlier !== undefined) return earlier
     if (!comparing.has(digest)) {
-      throwIfThrottled(row.id)
-      admitCostlyCheck?.()
+      throwIfThrottled(await failures.check(row.id))
+      await admitCostlyCheck?.()
     }
-    return compareOnce(key, digest, row)
+    // Another request may have compared it while the limits were asked.
+    return known() ?? compareOnce(key, digest, row)
   }
 
   return {
@@ -177,12 +183,12 @@ export function createKeyService ({
      * failing is refused with TooManyAttemptsError before bcrypt; a key already verified never is.
      * `admitCostlyCheck` may throw to refuse a bcrypt compare (the caller's address keeps failing).
      */
-    async verify (key: string, { admitCostlyCheck }: { admitCostlyCheck?: () => void } = {}): Promise<VerifiedKey | undefined> {
+    async verify (key: string, { admitCostlyCheck }: { admitCostlyCheck?: () => Promise<void> } = {}): Promise<VerifiedKey | undefined> {
       const parsed = parseApiKey(prefix, key)
       if (!parsed) return undefined
       const digest = sha256(key)
       // A throttled id costs not even its row, unless this very key was verified before.
-      if (verified.get(digest) === undefined) throwIfThrottled(parsed.id)
+      if (verified.get(digest) === undefined) throwIfThrottled(failures.known(parsed.id))
       const row = await repository.findById(parsed.id)
       const at = now()
       if (!row || row.revoked_at !== null || (row.expires_at !== null && new Date(row.expires_at) <= at)) return undefined

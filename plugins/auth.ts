@@ -4,7 +4,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandl
 import { isSafeSegment } from '../storage/paths.js'
 import { DependencyUnavailableError, TooManyAttemptsError, UnauthorizedError } from '../errors.js'
 import type { Credential } from '../keys/service.js'
-import { createFailureLimiter } from '../limits.js'
+import { forgetEndedFailures, sharedFailureLimit } from '../db/auth-failures.js'
+import { isPostgres } from '../db/dialect.js'
+import { inProcessFailureLimit } from '../limits.js'
+import { sweepEvery } from './sweep.js'
 import { stowageOf } from './decorators.js'
 
 declare module 'fastify' {
@@ -74,7 +77,7 @@ function jwtAuthenticator (app: FastifyInstance): Authenticator | undefined {
   }
 }
 
-type CostlyCheckGate = (request: FastifyRequest) => () => void
+type CostlyCheckGate = (request: FastifyRequest) => () => Promise<void>
 
 function apiKeyAuthenticator (app: FastifyInstance, admitCostlyCheck: CostlyCheckGate): Authenticator | undefined {
   if (!app.hasDecorator('stowageKeys')) return undefined
@@ -160,9 +163,13 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
 
   // An address that keeps failing may still send credentials that work, or cost nothing to refuse;
   // what it may no longer do is make Stowage run bcrypt or call STS for it.
-  const addressFailures = createFailureLimiter({ max: options.failuresPerAddress ?? 100, windowMs: options.failureWindowMs ?? 60_000 })
-  const admitCostlyCheck = (request: FastifyRequest) => () => {
-    const wait = addressFailures.retryAfterSeconds(request.ip)
+  // On PostgreSQL the instances count an address's failures together.
+  const db = stowageOf(app).stowageDb
+  const limit = { max: options.failuresPerAddress ?? 100, windowMs: options.failureWindowMs ?? 60_000 }
+  const addressFailures = isPostgres(db) ? sharedFailureLimit(db, 'address', limit) : inProcessFailureLimit(limit)
+  if (isPostgres(db)) sweepEvery(app, { everyMs: 600_000, what: 'ended failure windows', sweep: () => forgetEndedFailures(db) })
+  const admitCostlyCheck = (request: FastifyRequest) => async () => {
+    const wait = await addressFailures.check(request.ip)
     if (wait > 0) throw new TooManyAttemptsError(wait, 'too many failed authentications from this address')
   }
   const chain = [jwtAuthenticator(app), apiKeyAuthenticator(app, admitCostlyCheck), awsAuthenticator(app, admitCostlyCheck), ...(options.authenticators ?? [])]
@@ -177,16 +184,18 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   const authenticate: preHandlerHookHandler = function (request, reply, done) {
     runChain.call(this, request, reply, (error?: Error) => {
       const status = (error as { statusCode?: number } | undefined)?.statusCode
-      if (status === 401 && addressFailures.fail(request.ip)) {
-        request.log.warn({ address: request.ip }, 'client address throttled after repeated failed authentications')
-      }
       onOutcome?.(methodOf(request), error ? RESULTS[status ?? 0] ?? 'unavailable' : 'ok')
-      done(error)
+      if (status !== 401) return done(error)
+      // Counted before the answer, so that the next attempt, on any instance, sees it.
+      countFailure(request).then(() => done(error), () => done(error))
     })
+  }
+  async function countFailure (request: FastifyRequest) {
+    if (await addressFailures.fail(request.ip)) request.log.warn({ address: request.ip }, 'client address throttled after repeated failed authentications')
   }
   app.decorate('stowageAuthenticate', authenticate)
   app.decorate('stowageLimitFailures', {
-    admit: async (request: FastifyRequest) => admitCostlyCheck(request)(),
-    count: async (request: FastifyRequest, reply: FastifyReply) => { if (reply.statusCode === 401) addressFailures.fail(request.ip) }
+    admit: (request: FastifyRequest) => admitCostlyCheck(request)(),
+    count: async (request: FastifyRequest, reply: FastifyReply) => { if (reply.statusCode === 401) await countFailure(request).catch(() => {}) }
   } satisfies FailureLimitHooks)
 }, { name: 'stowage-auth', fastify: '5.x', dependencies: ['stowage-identity'] })

@@ -2,7 +2,8 @@ import t, { type Test } from 'tap'
 import { keyChecksum } from '../keys/api-key.js'
 import { signCallerIdentity } from '../identity/aws-signing.js'
 import { bearer, buildTestApp } from './helpers/app.js'
-import { watchCompares } from './helpers/keys.js'
+import { createKeyIn, watchCompares } from './helpers/keys.js'
+import { startService } from './helpers/service.js'
 import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
 import { captureLogs } from './helpers/wait.js'
 
@@ -120,4 +121,29 @@ t.test('AWS method: a refused signature sent again makes no STS call; an address
   })
   t.equal((await credentials(fresh)).statusCode, 429, 'a signature not seen before would cost an STS call: 429')
   t.equal((await credentials(refused)).statusCode, 401, 'one already refused costs nothing: still 401')
+})
+
+t.test('two instances on PostgreSQL: the per-key and per-address limits are reached at the same totals however the failures are spread', {
+  skip: !process.env.TEST_DATABASE_URL && 'instances share their failure counts through PostgreSQL (TEST_DATABASE_URL)'
+}, async (t) => {
+  const { servers, databaseUrl } = await startService(t, { instances: 2, env: { AUTH_FAILURES_PER_KEY: '5', AUTH_FAILURES_PER_ADDRESS: '14', LOG_LEVEL: 'warn' } })
+  const attempt = async (instance: number, token: string) => {
+    const res = await fetch(`${servers[instance].url}/api/auth/credentials`, { headers: bearer(token) })
+    await res.arrayBuffer()
+    return res.status
+  }
+  for (const spread of [[0, 1, 0, 1, 0], [1, 1, 1, 1, 0]]) {
+    const key = await createKeyIn(databaseUrl)
+    const failures = []
+    for (const [n, instance] of spread.entries()) failures.push(await attempt(instance, withWrongSecret(key, n)))
+    t.same(failures, [401, 401, 401, 401, 401], `five wrong secrets, on instances ${spread.join(',')}`)
+    t.equal(await attempt(0, withWrongSecret(key, 10)), 429, 'the sixth is refused on one instance')
+    t.equal(await attempt(1, withWrongSecret(key, 11)), 429, 'and on the other')
+  }
+  // Ten failures of this address so far; four more, each on a key of its own, spread.
+  for (const instance of [1, 0, 1, 1]) t.equal(await attempt(instance, withWrongSecret(await createKeyIn(databaseUrl), 0)), 401)
+  const fresh = await createKeyIn(databaseUrl)
+  t.equal(await attempt(0, withWrongSecret(fresh, 1)), 429, 'the address is refused what would cost a bcrypt compare, on one instance')
+  t.equal(await attempt(1, withWrongSecret(fresh, 2)), 429, 'and on the other')
+  t.equal(await attempt(0, await createKeyIn(databaseUrl, 'bob')), 429, 'a right key unverified on this instance costs a bcrypt compare too: refused')
 })
