@@ -50,10 +50,25 @@ async function waitUntilHealthy (base: string) {
   throw new Error('the service did not start')
 }
 
-interface Target { title: string, url: string, headers?: Record<string, string>, expectStatus?: number }
+interface Target {
+  title: string
+  url: string
+  headers?: Record<string, string>
+  expectStatus?: number
+  /** A PUT of this body, to a path of its own each time (`url` then names the folder). */
+  putEach?: Buffer
+}
+
+let putCount = 0
 
 async function run (target: Target, duration: number) {
-  const result = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration })
+  const { putEach } = target
+  const requests: autocannon.Request[] | undefined = putEach && [{
+    method: 'PUT',
+    body: putEach,
+    setupRequest: (request) => ({ ...request, path: `${new URL(target.url).pathname}${putCount++}.bin` })
+  }]
+  const result = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration, ...requests ? { requests } : {} })
   const unexpected = target.expectStatus === 401 ? result.requests.total - result['4xx'] : result.non2xx
   const failures = unexpected + result.errors + result.timeouts
   if (failures) throw new Error(`${target.title}: ${failures} requests failed`)
@@ -247,6 +262,44 @@ async function main () {
       console.log(`fs: a one-level page of 100 files: ${pages.few.toFixed(2)} ms with 100 files below it, ${pages.many.toFixed(2)} ms with 100,000`)
       ratio('fs: one-level page, 100,000 below / 100 below', pages.many / pages.few, '<= 1.5')
     }
+    /** Limits: raw PUTs with a quota in force against without; the attack measure with failure limits on PostgreSQL. */
+    async function measureLimits () {
+      console.log('\nLimits (quotas, shared failure limits)')
+      const body = Buffer.alloc(4096, 'q')
+      for (const driver of ['fs', 's3']) {
+        const free = await freshService(driver)
+        const bounded = await quotaService(driver)
+        try {
+          const putTo = (port: number, title: string) => ({ title, url: `http://127.0.0.1:${port}/api/raw/bench/quota-${port}/`, headers: { ...jwt, 'content-type': 'application/octet-stream' }, putEach: body })
+          const [without, withQuota] = await measure([putTo(free.port, `${driver}: raw PUT 4 KiB, distinct paths, no quota`), putTo(bounded.port, `${driver}: raw PUT 4 KiB, distinct paths, a quota in force`)], 4)
+          ratio(`${driver}: raw PUT with a quota / without`, withQuota / without, '>= 0.9')
+        } finally {
+          free.child.kill('SIGTERM')
+          bounded.child.kill('SIGTERM')
+        }
+      }
+      const postgres = process.env.BENCH_DATABASE_URL
+      if (!postgres) {
+        console.log('the attack measure on PostgreSQL needs BENCH_DATABASE_URL (a database the bench may fill): skipped')
+        return
+      }
+      const pgPort = nextPort++
+      startNode(join(here, '..', 'server.js'), { ...streamingEnv('fs'), DATABASE_URL: postgres, PORT: String(pgPort), AUTH_FAILURES_PER_ADDRESS: '1000000000' })
+      const pgBase = `http://127.0.0.1:${pgPort}`
+      await waitUntilHealthy(pgBase)
+      const created = await fetch(`${pgBase}/api/keys`, { method: 'POST', headers: { ...jwt, 'content-type': 'application/json' }, body: '{}' })
+      const attack = await measureAttack(pgBase, ((await created.json()) as { key: string }).key, Math.max(3, Math.round(SECONDS / 2)))
+      console.log(`PostgreSQL, shared failure limits: legitimate key median ${attack.quiet.median.toFixed(2)} ms quiet, ${attack.underAttack.median.toFixed(2)} ms under attack (${JSON.stringify(attack.attackStatuses)})`)
+      ratio('PostgreSQL: median under attack / quiet', attack.underAttack.median / attack.quiet.median, '<= 5, and < 50 ms')
+    }
+    /** A fresh service with a quota no measure reaches. */
+    const quotaService = async (driver: string) => {
+      const servicePort = nextPort++
+      const child = startNode(join(here, '..', 'server.js'), { ...streamingEnv(driver), PORT: String(servicePort), QUOTA_BYTES: String(2 ** 50) })
+      await waitUntilHealthy(`http://127.0.0.1:${servicePort}`)
+      return { port: servicePort, child }
+    }
+    if (process.env.BENCH_ONLY === 'limits') return await measureLimits()
     if (process.env.BENCH_ONLY === 'operations') return await measureFileOperations()
     // BENCH_ONLY=streaming: only these, a few minutes instead of the whole run.
     if (process.env.BENCH_ONLY === 'streaming') return await measureStreaming()
@@ -363,6 +416,7 @@ async function main () {
 
     await measureStreaming()
     await measureFileOperations()
+    await measureLimits()
 
     console.log()
     const listing = await measureFsListing()

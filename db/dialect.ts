@@ -67,10 +67,9 @@ export function poolStats (db: Kysely<Database>) {
 /**
  * A one-row query run straight on SQLite when `db` is an `openDatabase` SQLite instance, else
  * undefined. Kysely's way to a row (its connection queue, a dozen promises) cost more than the
- * lookup itself: on the API-key path it took a third of each request. Safe beside Kysely because
- * the service runs no multi-statement transaction after migration, so the connection it shares is
- * never inside one. (A host that opens transactions on the instance: a lookup made meanwhile reads
- * inside the open transaction.)
+ * lookup itself: on the API-key path it took a third of each request. Safe beside Kysely: a lookup
+ * made while a transaction is open on the shared connection (a quota reservation's two statements)
+ * reads inside it, which sees every committed row, and that transaction writes no row a lookup reads.
  */
 export function directLookup<Row> (db: Kysely<Database>, sql: string): ((parameters: unknown[]) => Row | undefined) | undefined {
   const behind = sqliteBehind.get(db)

@@ -108,8 +108,8 @@ for (const driver of ['fs', 's3'] as const) {
   })
 }
 
-t.test('s3: raw uploads hold their three parts of UPLOAD_MEMORY_BYTES; past it, 503 with Retry-After; the room comes back', async (t) => {
-  // 32 MiB holds one upload of three 8 MiB parts, not two.
+t.test('s3: a raw upload holds what it will buffer of UPLOAD_MEMORY_BYTES (its length, up to three parts); past it, 503 with Retry-After; the room comes back', async (t) => {
+  // 32 MiB holds one upload of three 8 MiB parts, and 8 MiB more.
   const { target, port, key } = await serve(t, 's3')
   // A holder that arrives while a probe holds the room is itself refused: it is replaced.
   let holder: Socket | undefined
@@ -124,19 +124,22 @@ t.test('s3: raw uploads hold their three parts of UPLOAD_MEMORY_BYTES; past it, 
     socket.write(Buffer.alloc(MIB))
     holder = socket
   }
+  const nineMib = [Buffer.alloc(9 * MIB)]
   hold()
-  let refused = await putStream(target('second.bin'), [Buffer.from('x')], 1)
+  let refused = await putStream(target('second.bin'), nineMib, 9 * MIB)
   await waitFor(async () => {
     if (held !== '') hold()
     else if (refused.status === 503) return true
-    refused = await putStream(target('second.bin'), [Buffer.from('x')], 1)
+    refused = await putStream(target('second.bin'), nineMib, 9 * MIB)
     return refused.status === 503 && held === ''
   }, { what: 'the first upload to hold its parts' })
   t.equal(held, '', 'the first upload is still in progress')
   t.same(JSON.parse(refused.body), { error: 'too many uploads in progress, try again shortly' })
   t.equal(refused.headers['retry-after'], '5')
+  t.equal((await putStream(target('small.bin'), [Buffer.from('x')], 1)).status, 200, 'a small upload holds only its length: it fits beside')
+  t.equal(held, '', 'the first upload was still in progress')
   holder!.destroy()
-  await waitFor(async () => (await putStream(target('second.bin'), [Buffer.from('x')], 1)).status === 200, { what: 'the room to come back' })
+  await waitFor(async () => (await putStream(target('second.bin'), nineMib, 9 * MIB)).status === 200, { what: 'the room to come back' })
   t.pass('an upload fits again once the first is gone')
 })
 
