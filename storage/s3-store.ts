@@ -107,6 +107,16 @@ async function * partsOf (body: Bytes, partBytes: number, onCopied?: (bytes: Buf
   yield part ? part.subarray(0, filled) : Buffer.alloc(0)
 }
 
+/** A body already whole in memory (the JSON form's one buffer), cut into parts that share its
+ *  bytes: none is copied into a part buffer. */
+async function * slicesOf (whole: Buffer, partBytes: number): AsyncGenerator<Buffer> {
+  let at = 0
+  do {
+    yield whole.subarray(at, at + partBytes)
+    at += partBytes
+  } while (at < whole.length)
+}
+
 /**
  * Parts uploaded PARALLEL_PARTS at a time, the oldest awaited first: partsOf fills its buffers in
  * turn, so the buffer of the oldest part is the next one it fills. The first failure is thrown.
@@ -461,7 +471,8 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     },
 
     async write (key: string, body: Bytes, { contentType, maxBytes, preconditions, exclusive = directly }: WriteOptions) {
-      const parts = partsOf(limitBytes(body, maxBytes), partBytes)
+      const whole = Array.isArray(body) && body.length === 1 && body[0].length <= maxBytes ? body[0] as Buffer : undefined
+      const parts = whole ? slicesOf(whole, partBytes) : partsOf(limitBytes(body, maxBytes), partBytes)
       const first = await parts.next()
       const second = await parts.next()
       const publish = (store: () => Promise<void>) => publishChecked(key, preconditions, exclusive, store)
