@@ -3,7 +3,7 @@ import autocannon from 'autocannon'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -314,12 +314,15 @@ async function main () {
       if (!warmUp.ok) throw new Error(`warm-up PUT failed: ${warmUp.status}`)
       const maxFileBytes = 10 * 1024 * 1024
       const largeBody = JSON.stringify({ content: Buffer.alloc(maxFileBytes, 'x').toString('base64') })
+      // The high-water mark starts again from what the process holds now (Linux: clear_refs 5),
+      // so that a peak of its start-up does not hide this one.
+      await writeFile(`/proc/${server.pid!}/clear_refs`, '5')
       const peakBefore = await peakRssBytes(server.pid!)
       const largePut = await fetch(`${base}/api/files/bench/max.bin`, { method: 'PUT', headers: { ...jwt, 'content-type': 'application/json' }, body: largeBody })
       if (!largePut.ok) throw new Error(`PUT of MAX_FILE_BYTES failed: ${largePut.status}`)
       const growth = (await peakRssBytes(server.pid!)) - peakBefore
       console.log(`PUT of MAX_FILE_BYTES (10 MiB): peak RSS of the service grew ${(growth / 1048576).toFixed(1)} MiB`)
-      ratio('JSON PUT peak memory growth / file size', growth / maxFileBytes, '<= 4; about 2.33 is the body as base64 and once decoded')
+      ratio('JSON PUT peak memory growth / file size', growth / maxFileBytes, '<= 4 (aim <= 2.5): the body once as base64, decoded in place, and the socket'\'s chunks until collected')
     }
 
     /** The JSON GET of a 4 KiB file against the smallest Node server doing the same work. */
