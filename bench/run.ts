@@ -322,7 +322,7 @@ async function main () {
       if (!largePut.ok) throw new Error(`PUT of MAX_FILE_BYTES failed: ${largePut.status}`)
       const growth = (await peakRssBytes(server.pid!)) - peakBefore
       console.log(`PUT of MAX_FILE_BYTES (10 MiB): peak RSS of the service grew ${(growth / 1048576).toFixed(1)} MiB`)
-      ratio('JSON PUT peak memory growth / file size', growth / maxFileBytes, '<= 4 (aim <= 2.5): the body once as base64, decoded in place, and the socket'\'s chunks until collected')
+      ratio('JSON PUT peak memory growth / file size', growth / maxFileBytes, '<= 4 (aim <= 2.5): the body once as base64, decoded in place, and the chunks read until collected')
     }
 
     /** The JSON GET of a 4 KiB file against the smallest Node server doing the same work. */
