@@ -102,7 +102,7 @@ async function measured (target: StreamingTarget, path: string, work: () => Prom
  * stream source concatenates its buffer as it reads, a cost of that client (a third of the time
  * here), not of the server.
  */
-export async function tusAgainstRaw (target: StreamingTarget, mib: number) {
+export async function tusAgainstRaw (target: StreamingTarget, mib: number, pieceMib = 8) {
   const body = Buffer.concat([...generatedFile(mib)])
   const best = { raw: Infinity, tus: Infinity, tusGrowth: 0 }
   const raw = async () => {
@@ -115,7 +115,7 @@ export async function tusAgainstRaw (target: StreamingTarget, mib: number) {
   const tus = async () => {
     let growth = 0
     const seconds = await measured(target, 'bench/tus.bin', async () => {
-      growth = await peakGrowth(target.pid, () => tusUpload(target, 'bench/tus.bin', body, 8))
+      growth = await peakGrowth(target.pid, () => tusUpload(target, 'bench/tus.bin', body, pieceMib))
     })
     best.tus = Math.min(best.tus, seconds)
     best.tusGrowth = Math.max(best.tusGrowth, growth)
