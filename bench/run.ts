@@ -55,18 +55,18 @@ interface Target {
   url: string
   headers?: Record<string, string>
   expectStatus?: number
-  /** A PUT of this body, to a path of its own each time (`url` then names the folder). */
-  putEach?: Buffer
+  /** A PUT of this body: to `url`, or with `eachPath` to a path of its own each time (`url` then names the folder). */
+  put?: { body: Buffer | string, eachPath?: boolean }
 }
 
 let putCount = 0
 
 async function run (target: Target, duration: number) {
-  const { putEach } = target
-  const requests: autocannon.Request[] | undefined = putEach && [{
+  const { put } = target
+  const requests: autocannon.Request[] | undefined = put && [{
     method: 'PUT',
-    body: putEach,
-    setupRequest: (request) => ({ ...request, path: `${new URL(target.url).pathname}${putCount++}.bin` })
+    body: put.body,
+    ...put.eachPath ? { setupRequest: (request: autocannon.Request) => ({ ...request, path: `${new URL(target.url).pathname}${putCount++}.bin` }) } : {}
   }]
   const result = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration, ...requests ? { requests } : {} })
   const unexpected = target.expectStatus === 401 ? result.requests.total - result['4xx'] : result.non2xx
@@ -274,7 +274,7 @@ async function main () {
         const free = await freshService(driver)
         const bounded = await quotaService(driver)
         try {
-          const putTo = (port: number, title: string) => ({ title, url: `http://127.0.0.1:${port}/api/raw/bench/quota-${port}/`, headers: { ...jwt, 'content-type': 'application/octet-stream' }, putEach: body })
+          const putTo = (port: number, title: string) => ({ title, url: `http://127.0.0.1:${port}/api/raw/bench/quota-${port}/`, headers: { ...jwt, 'content-type': 'application/octet-stream' }, put: { body, eachPath: true } })
           const [without, withQuota] = await measure([putTo(free.port, `${driver}: raw PUT 4 KiB, distinct paths, no quota`), putTo(bounded.port, `${driver}: raw PUT 4 KiB, distinct paths, a quota in force`)], 4)
           ratio(`${driver}: raw PUT with a quota / without`, withQuota / without, '>= 0.9')
         } finally {
@@ -300,6 +300,30 @@ async function main () {
           ratio(`${database}: median under attack / quiet`, attack.underAttack.median / attack.quiet.median, '<= 5, and < 50 ms')
         } finally {
           child.kill('SIGTERM')
+        }
+      }
+    }
+    /** Writes as clients make them: 64 KiB raw PUTs to one path and to distinct paths, and JSON PUTs to one path, against /health. */
+    async function measureWrites () {
+      console.log('\nWrites of 64 KiB (one path, distinct paths)')
+      const body = Buffer.alloc(64 * 1024, 'w')
+      const json = JSON.stringify({ content: body.toString('base64') })
+      for (const driver of ['fs', 's3']) {
+        const service = await freshService(driver)
+        try {
+          const at = (path: string) => `http://127.0.0.1:${service.port}${path}`
+          const raw = { ...jwt, 'content-type': 'application/octet-stream' }
+          const [health, onePath, distinct, jsonOnePath] = await measure([
+            { title: `${driver}: GET /health`, url: at('/health') },
+            { title: `${driver}: raw PUT 64 KiB, one path`, url: at('/api/raw/bench/one.bin'), headers: raw, put: { body } },
+            { title: `${driver}: raw PUT 64 KiB, distinct paths`, url: at('/api/raw/bench/distinct/'), headers: raw, put: { body, eachPath: true } },
+            { title: `${driver}: JSON PUT 64 KiB, one path`, url: at('/api/files/bench/one.json.bin'), headers: { ...jwt, 'content-type': 'application/json' }, put: { body: json } }
+          ], 4)
+          ratio(`${driver}: raw PUT one path / distinct paths`, onePath / distinct, '>= 0.8')
+          ratio(`${driver}: raw PUT one path / health`, onePath / health, 'reported')
+          ratio(`${driver}: JSON PUT one path / health`, jsonOnePath / health, 'reported')
+        } finally {
+          service.child.kill('SIGTERM')
         }
       }
     }
@@ -352,6 +376,7 @@ async function main () {
       ratio('reference server / direct GetObject', referenceGet / directGet, 'reported')
     }
     if (process.env.BENCH_ONLY === 'limits') return await measureLimits()
+    if (process.env.BENCH_ONLY === 'writes') return await measureWrites()
     if (process.env.BENCH_ONLY === 'json') {
       await measureJsonPut()
       return await measureJsonGet()
@@ -441,6 +466,7 @@ async function main () {
     await measureStreaming()
     await measureFileOperations()
     await measureLimits()
+    await measureWrites()
 
     console.log()
     const listing = await measureFsListing()

@@ -107,8 +107,31 @@ async function * partsOf (body: Bytes, partBytes: number, onCopied?: (bytes: Buf
   yield part ? part.subarray(0, filled) : Buffer.alloc(0)
 }
 
-/** A body already whole in memory (the JSON form's one buffer), cut into parts that share its
- *  bytes: none is copied into a part buffer. */
+/**
+ * The body's chunks until they pass one part: the body itself when it ended before (a small upload
+ * then takes no part buffer, 8 MiB each), else the chunks read and the rest, to be cut into parts.
+ */
+async function firstPart (body: AsyncIterable<Buffer>, partBytes: number): Promise<{ whole: Buffer } | { rest: AsyncIterable<Buffer> }> {
+  const iterator = body[Symbol.asyncIterator]()
+  const read: Buffer[] = []
+  let size = 0
+  while (size <= partBytes) {
+    const next = await iterator.next()
+    if (next.done) return { whole: read.length === 1 ? read[0] : Buffer.concat(read, size) }
+    read.push(next.value)
+    size += next.value.length
+  }
+  return {
+    rest: (async function * () {
+      // Let go of each chunk once it is given: the part buffers hold it from then on.
+      while (read.length > 0) yield read.shift() as Buffer
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value
+    })()
+  }
+}
+
+/** A body whole in memory (the JSON form's one buffer, or a small upload), cut into parts that share
+ *  its bytes: none is copied into a part buffer. */
 async function * slicesOf (whole: Buffer, partBytes: number): AsyncGenerator<Buffer> {
   let at = 0
   do {
@@ -471,8 +494,9 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     },
 
     async write (key: string, body: Bytes, { contentType, maxBytes, preconditions, exclusive = directly }: WriteOptions) {
-      const whole = Array.isArray(body) && body.length === 1 && body[0].length <= maxBytes ? body[0] as Buffer : undefined
-      const parts = whole ? slicesOf(whole, partBytes) : partsOf(limitBytes(body, maxBytes), partBytes)
+      const inMemory = Array.isArray(body) && body.length === 1 && body[0].length <= maxBytes ? body[0] as Buffer : undefined
+      const start = inMemory ? { whole: inMemory } : await firstPart(limitBytes(body, maxBytes), partBytes)
+      const parts = 'whole' in start ? slicesOf(start.whole, partBytes) : partsOf(start.rest, partBytes)
       const first = await parts.next()
       const second = await parts.next()
       const publish = (store: () => Promise<void>) => publishChecked(key, preconditions, exclusive, store)
