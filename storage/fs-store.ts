@@ -160,14 +160,14 @@ export function createFsStore (rootDir: string): ObjectStore {
     }
     const handle = await open(copied.path, 'r+')
     try {
-      const { buffer } = await handle.read(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0)
+      const [{ size }, { buffer }] = await Promise.all([handle.stat(), handle.read(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0)])
       let etag = etagOf(buffer)
       if (!etag) {
         // Copied from an object written before ETags: the copy is this one's own, so it is written in here.
         etag = await bodyEtag(handle)
         if (hasEtagRoom(buffer)) await handle.write(etagBytes(etag), 0, ETAG_BYTES, ETAG_AT)
       }
-      return { path: copied.path, etag, contentType: contentTypeOf(buffer) }
+      return { path: copied.path, etag, size: size - HEADER_BYTES, contentType: contentTypeOf(buffer) }
     } catch (error) {
       await rm(copied.path, { force: true })
       throw error
@@ -203,15 +203,16 @@ export function createFsStore (rootDir: string): ObjectStore {
       etagBytes(etag).copy(headerBytes, ETAG_AT)
       await handle.write(headerBytes, 0, HEADER_BYTES, 0)
       stored = true
-      return { path, etag }
+      return { path, etag, size: position - HEADER_BYTES }
     } finally {
       await handle.close()
       if (!stored) await rm(path, { force: true })
     }
   }
 
-  /** Publishes a complete temporary object at `key` under the key lock, if its preconditions hold. */
-  async function publishChecked (path: string, key: string, { contentType, preconditions, exclusive = directly }: Omit<WriteOptions, 'maxBytes'>, etag: string, removeOnFailure = true) {
+  /** Publishes a complete temporary object at `key` under the key lock, if its preconditions hold.
+   *  What it answers is what it published, not read back: the lock is held for the rename only. */
+  async function publishChecked (path: string, key: string, { contentType, preconditions, exclusive = directly }: Omit<WriteOptions, 'maxBytes'>, { etag, size }: { etag: string, size: number }, removeOnFailure = true) {
     const { dir, file } = locate(key)
     try {
       return await exclusive(key, async () => {
@@ -220,7 +221,7 @@ export function createFsStore (rootDir: string): ObjectStore {
         const now = new Date()
         await utimes(path, now, now)
         if (!await publish(path, dir, file)) throw new Error(`${path} vanished before it was published`)
-        return (await head(key)) ?? { key, size: 0, lastModified: now, contentType, etag }
+        return { key, size, lastModified: now, contentType, etag }
       })
     } catch (error) {
       if (removeOnFailure) await rm(path, { force: true })
@@ -386,7 +387,7 @@ export function createFsStore (rootDir: string): ObjectStore {
 
     async write (key: string, body: Bytes, options: WriteOptions) {
       const staged = await stage(body, options.contentType, options.maxBytes)
-      return publishChecked(staged.path, key, options, staged.etag)
+      return publishChecked(staged.path, key, options, staged)
     },
 
     staged: createStagedWrites(join(root, '.uploads'), publishChecked),
@@ -406,7 +407,7 @@ export function createFsStore (rootDir: string): ObjectStore {
         }
       }
       if (!copied) return undefined
-      return publishChecked(copied.path, to, { contentType: copied.contentType, preconditions, exclusive }, copied.etag)
+      return publishChecked(copied.path, to, { contentType: copied.contentType, preconditions, exclusive }, copied)
     },
 
     /** A rename, under both keys' locks: the object moved is the one the locks found. */
@@ -449,7 +450,7 @@ export function createFsStore (rootDir: string): ObjectStore {
  */
 function createStagedWrites (
   dir: string,
-  publishChecked: (path: string, key: string, options: Omit<WriteOptions, 'maxBytes'>, etag: string, removeOnFailure: boolean) => Promise<ObjectMeta>
+  publishChecked: (path: string, key: string, options: Omit<WriteOptions, 'maxBytes'>, staged: { etag: string, size: number }, removeOnFailure: boolean) => Promise<ObjectMeta>
 ): StagedWrites {
   const hashes = new Map<string, { hash: Hash, offset: number }>()
   const pathOf = (id: string) => {
@@ -506,17 +507,18 @@ function createStagedWrites (
     async complete (id, key, _state, options) {
       const path = pathOf(id)
       const handle = await open(path, 'r+')
-      let etag
+      let staged
       try {
-        const { size } = await handle.stat()
-        etag = md5Etag(await hashUpTo(id, handle, size - HEADER_BYTES))
+        const size = (await handle.stat()).size - HEADER_BYTES
+        const etag = md5Etag(await hashUpTo(id, handle, size))
         const headerBytes = header(options.contentType)
         etagBytes(etag).copy(headerBytes, ETAG_AT)
         await handle.write(headerBytes, 0, HEADER_BYTES, 0)
+        staged = { etag, size }
       } finally {
         await handle.close()
       }
-      return publishChecked(path, key, options, etag, false)
+      return publishChecked(path, key, options, staged, false)
     },
 
     async discard (id) {
