@@ -3,7 +3,7 @@ import type { TrashRepository } from '../db/trash.js'
 import type { Owner, UsageChange } from '../db/usage.js'
 import { isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
 import {
-  checkPreconditions, compareKeys, directly, hasPreconditions,
+  checkPreconditions, directly, hasPreconditions, pageEnd,
   type Bytes, type Exclusive, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState
 } from './object-store.js'
 import {
@@ -177,11 +177,9 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         etag: object.etag
       }))
       const folders = query.delimiter ? { folders: (page.folders ?? []).map((folder) => folder.slice(base.length)) } : {}
-      // The page ends at its greatest entry, a file or a folder.
-      const last = [files.at(-1)?.key, folders.folders?.at(-1)].filter((key) => key !== undefined)
-        .sort(compareKeys).at(-1)
+      const last = pageEnd(page)
       return page.isTruncated && last !== undefined
-        ? { files, ...folders, isTruncated: true, continuationToken: encodeContinuationToken(last) }
+        ? { files, ...folders, isTruncated: true, continuationToken: encodeContinuationToken(last.slice(base.length)) }
         : { files, ...folders, isTruncated: false }
     },
 

@@ -177,6 +177,11 @@ export function compareKeys (a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
 }
 
+/** Where a page ends: its greatest entry, an object or a folder (the next page starts after it). */
+export function pageEnd ({ objects, folders }: Pick<ListPage, 'objects' | 'folders'>): string | undefined {
+  return [objects.at(-1)?.key, folders?.at(-1)].filter((key) => key !== undefined).sort(compareKeys).at(-1)
+}
+
 const opaque = (etag: string) => etag.replace(/^W\//, '')
 
 /** If-None-Match compares weakly (RFC 9110 §13.1.2): `W/"x"` matches `"x"`. */

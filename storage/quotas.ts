@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Owner, Usage, UsageChange, UsageRepository } from '../db/usage.js'
 import { InsufficientStorageError } from '../errors.js'
-import { compareKeys, type ObjectStore } from './object-store.js'
+import { pageEnd, type ObjectStore } from './object-store.js'
 
 // A reservation outlives its instance by at most this; a living one renews it a few times as often.
 const RESERVATION_TTL_MS = 10 * 60_000
@@ -115,7 +115,7 @@ async function * listAll (store: ObjectStore, prefix: string, delimiter?: '/') {
   for (;;) {
     const page = await store.list(prefix, { startAfter, limit: LISTED, delimiter })
     yield page
-    const last = [page.objects.at(-1)?.key, page.folders?.at(-1)].filter((key) => key !== undefined).sort(compareKeys).at(-1)
+    const last = pageEnd(page)
     if (!page.isTruncated || last === undefined) return
     startAfter = last
   }
