@@ -99,13 +99,15 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
       return expired.length
     },
 
+    /** The quota that applies to `owner`; null when none does. */
+    async quota (owner: Owner): Promise<number | null> {
+      const { rows: [quota] } = await sql<{ bytes: number | string | null }>`select ${quotaOf(owner)} as bytes`.execute(db)
+      return quota?.bytes === null || quota?.bytes === undefined ? null : Number(quota.bytes)
+    },
+
     async read (owner: Owner): Promise<{ usage: Usage, quotaBytes: number | null }> {
       const row = await db.selectFrom('storage_usage').selectAll().where('user_id', '=', owner.userId).executeTakeFirst()
-      const { rows: [quota] } = await sql<{ bytes: number | string | null }>`select ${quotaOf(owner)} as bytes`.execute(db)
-      return {
-        usage: row ? usageOf(row) : NONE,
-        quotaBytes: quota?.bytes === null || quota?.bytes === undefined ? null : Number(quota.bytes)
-      }
+      return { usage: row ? usageOf(row) : NONE, quotaBytes: await this.quota(owner) }
     },
 
     /** Sets a user's counts to what a recount found; reservations in flight are kept. */

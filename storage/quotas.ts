@@ -97,7 +97,7 @@ export function createQuotas (repository: UsageRepository) {
 
     /** Whether a quota applies to `owner`: then no write may bypass Stowage (refreshed credentials, presigned uploads). */
     async applies (owner: Owner): Promise<boolean> {
-      return (await repository.read(owner)).quotaBytes !== null
+      return (await repository.quota(owner)) !== null
     },
 
     /** Gives back the reservations of writes whose instance died. */
