@@ -334,18 +334,24 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     return value
   }
 
+  /** Every page a listing route answers, in order, until one names no continuationToken. */
+  async function * pagesOf (path: string, query: Record<string, string> = {}) {
+    let token: string | undefined
+    do {
+      const page = await api('GET', `${path}?${new URLSearchParams({ ...query, ...(token ? { continuationToken: token } : {}) })}`)
+      yield page
+      token = page.continuationToken
+    } while (token)
+  }
+
   /** Every file under `prefix`, over every page; with `oneLevel`, the files directly in it and its folders. */
   async function listAll (prefix: string, { oneLevel = false } = {}) {
     const files: Array<{ key: string, size: number, lastModified: string, etag: string }> = []
     const folders: string[] = []
-    let token: string | undefined
-    do {
-      const query = new URLSearchParams({ ...(prefix ? { prefix } : {}), ...(token ? { continuationToken: token } : {}), ...(oneLevel ? { delimiter: '/' } : {}) })
-      const page = await api('GET', `/api/files?${query}`)
+    for await (const page of pagesOf('/api/files', { ...(prefix ? { prefix } : {}), ...(oneLevel ? { delimiter: '/' } : {}) })) {
       files.push(...page.files)
       folders.push(...page.folders ?? [])
-      token = page.continuationToken
-    } while (token)
+    }
     return Object.assign(files, { folders })
   }
 
@@ -475,12 +481,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const usage = 'trash [ls] | trash restore ID [--to PATH] | trash rm ID | trash empty'
       if (first === undefined || first === 'ls') {
         const items = []
-        let token: string | undefined
-        do {
-          const page = await api('GET', `/api/trash${token ? `?continuationToken=${encodeURIComponent(token)}` : ''}`)
-          items.push(...page.items)
-          token = page.continuationToken
-        } while (token)
+        for await (const page of pagesOf('/api/trash')) items.push(...page.items)
         return print(io, json, { items }, items.map((item: Record<string, string>) =>
           `${item.id}  ${String(item.size).padStart(10)}  deleted ${item.deletedAt}  purged ${item.expiresAt}  ${item.key}\n`).join(''))
       }
