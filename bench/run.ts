@@ -163,9 +163,9 @@ async function main () {
     })
     let nextPort = port + 100
     /** A service of its own for each measure: a fresh process, so each growth starts from the same idle state. */
-    const freshService = async (driver: string): Promise<StreamingTarget & { child: ChildProcess }> => {
+    const freshService = async (driver: string, env: Record<string, string> = {}): Promise<StreamingTarget & { child: ChildProcess }> => {
       const servicePort = nextPort++
-      const child = startNode(join(here, '..', 'server.js'), { ...streamingEnv(driver), PORT: String(servicePort) })
+      const child = startNode(join(here, '..', 'server.js'), { ...streamingEnv(driver), PORT: String(servicePort), ...env })
       await waitUntilHealthy(`http://127.0.0.1:${servicePort}`)
       // The upload and download code paths loaded, as in a service that has served before.
       const warm = await putStream({ port: servicePort, path: '/api/raw/bench/warm.bin', headers: jwt }, generatedFile(1), 1048576)
@@ -272,7 +272,8 @@ async function main () {
       const body = Buffer.alloc(4096, 'q')
       for (const driver of ['fs', 's3']) {
         const free = await freshService(driver)
-        const bounded = await quotaService(driver)
+        // A quota no measure reaches.
+        const bounded = await freshService(driver, { QUOTA_BYTES: String(2 ** 50) })
         try {
           const putTo = (port: number, title: string) => ({ title, url: `http://127.0.0.1:${port}/api/raw/bench/quota-${port}/`, headers: { ...jwt, 'content-type': 'application/octet-stream' }, put: { body, eachPath: true } })
           const [without, withQuota] = await measure([putTo(free.port, `${driver}: raw PUT 4 KiB, distinct paths, no quota`), putTo(bounded.port, `${driver}: raw PUT 4 KiB, distinct paths, a quota in force`)], 4)
@@ -289,17 +290,15 @@ async function main () {
       }
       // The same service on SQLite (failure limits in the process) and on PostgreSQL (shared), in turn.
       for (const [database, url] of [['SQLite', streamingEnv('fs').DATABASE_URL], ['PostgreSQL', postgres]]) {
-        const attackPort = nextPort++
-        const child = startNode(join(here, '..', 'server.js'), { ...streamingEnv('fs'), DATABASE_URL: url, PORT: String(attackPort), AUTH_FAILURES_PER_ADDRESS: '1000000000' })
-        const attackBase = `http://127.0.0.1:${attackPort}`
+        const service = await freshService('fs', { DATABASE_URL: url, AUTH_FAILURES_PER_ADDRESS: '1000000000' })
+        const attackBase = `http://127.0.0.1:${service.port}`
         try {
-          await waitUntilHealthy(attackBase)
           const created = await fetch(`${attackBase}/api/keys`, { method: 'POST', headers: { ...jwt, 'content-type': 'application/json' }, body: '{}' })
           const attack = await measureAttack(attackBase, ((await created.json()) as { key: string }).key, Math.max(3, Math.round(SECONDS / 2)))
           console.log(`${database}: legitimate key median ${attack.quiet.median.toFixed(2)} ms quiet, ${attack.underAttack.median.toFixed(2)} ms under attack (${JSON.stringify(attack.attackStatuses)})`)
           ratio(`${database}: median under attack / quiet`, attack.underAttack.median / attack.quiet.median, '<= 5, and < 50 ms')
         } finally {
-          child.kill('SIGTERM')
+          service.child.kill('SIGTERM')
         }
       }
     }
@@ -326,13 +325,6 @@ async function main () {
           service.child.kill('SIGTERM')
         }
       }
-    }
-    /** A fresh service with a quota no measure reaches. */
-    const quotaService = async (driver: string) => {
-      const servicePort = nextPort++
-      const child = startNode(join(here, '..', 'server.js'), { ...streamingEnv(driver), PORT: String(servicePort), QUOTA_BYTES: String(2 ** 50) })
-      await waitUntilHealthy(`http://127.0.0.1:${servicePort}`)
-      return { port: servicePort, child }
     }
     /** First, while the service's memory high-water mark is still that of an idle process. */
     async function measureJsonPut () {
