@@ -137,6 +137,11 @@ function createPool (url: string, { connectTimeoutMs = 5000, queryTimeoutMs = 50
     async connect (): Promise<PostgresPoolClient> {
       const client = await pool.connect()
       let failure: Error | undefined
+      // The pool listens to idle clients only. One held between statements (a transaction, a key
+      // lock while its publish runs) that the server drops would emit 'error' to no one, which ends
+      // the process; it is remembered instead, and the client closed when released.
+      const dropped = (error: Error) => { failure = error }
+      client.on('error', dropped)
       return {
         // Kysely streams no queries here, so only the (sql, parameters) form is needed.
         async query (sql: string, parameters: unknown[]) {
@@ -148,7 +153,10 @@ function createPool (url: string, { connectTimeoutMs = 5000, queryTimeoutMs = 50
           }
         },
         // A client that failed this way is closed rather than handed to the next request.
-        release: () => client.release(failure)
+        release: () => {
+          client.off('error', dropped)
+          client.release(failure)
+        }
       } as unknown as PostgresPoolClient
     },
     end: () => pool.end(),
