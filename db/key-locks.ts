@@ -2,37 +2,123 @@ import { sql, type Kysely } from 'kysely'
 import { isPostgres } from './dialect.js'
 import { compareKeys, type Exclusive } from '../storage/object-store.js'
 
-// Writers of one key in this process queue here (process-wide, so that two apps in one process
-// share it), so that at most one of them holds a database connection while it waits.
-const tails = new Map<string, Promise<unknown>>()
+/** What a turn of shared publishers does once: `opening` before the first of them publishes and
+ *  `closing` after the last, both under the lock; `closed` once the lock is let go. */
+export interface SharedTurn {
+  opening (): Promise<void>
+  closing (): Promise<void>
+  closed (): Promise<void>
+}
 
-function inProcess<T> (key: string, work: () => Promise<T>): Promise<T> {
-  const previous = tails.get(key) ?? Promise.resolve()
-  const result = previous.then(work, work)
+/** Exclusive holders of a key, and shared ones: publishers that may run beside each other. */
+export type KeyLocks = Exclusive & {
+  /**
+   * Runs `publish` in a turn of shared holders of `key`, which excludes every other holder of the
+   * key. It joins the turn that is waiting or running when no exclusive holder has queued behind
+   * it since, else begins one, whose hooks are `turn`'s. Answers once the turn has closed.
+   */
+  shared <T>(key: string, publish: () => Promise<T>, turn: SharedTurn): Promise<T>
+}
+
+// A turn takes at most this many publishers, so that a steady stream of them still lets it end.
+const TURN_MEMBERS = 16
+
+interface OpenTurn {
+  locks: KeyLocks
+  join <T>(publish: () => Promise<T>): Promise<T> | undefined
+}
+
+// Holders of a key in this process queue here (process-wide, so that two apps in one process share
+// it), so that at most one turn holds a database connection while the others wait.
+const queues = new Map<string, { tail: Promise<unknown>, open?: OpenTurn }>()
+
+function inProcess<T> (key: string, work: () => Promise<T>, open?: OpenTurn): Promise<T> {
+  const queue = queues.get(key) ?? { tail: Promise.resolve() }
+  const result = queue.tail.then(work, work)
   const tail = result.catch(() => {})
-  tails.set(key, tail)
-  void tail.then(() => { if (tails.get(key) === tail) tails.delete(key) })
+  queues.set(key, { tail, open })
+  void tail.then(() => { if (queues.get(key)?.tail === tail) queues.delete(key) })
   return result
 }
 
 /**
- * The compare-and-publish step of writes and deletes, one writer of a key at a time. On PostgreSQL
- * also across instances: a transaction-scoped advisory lock on the key's hash, held only while the
- * step runs (never while a body uploads), and released by the server if the instance dies. On
- * SQLite, in this process only: instances that share one SQLite file do not exclude each other.
- * Several keys (a move's two) are taken in key order, in one transaction, so that two holders of
- * the same pair cannot wait for each other, nor hold two connections each.
+ * One turn of shared holders, queued with `hold` (which takes the key's lock): its members publish
+ * together once `opening` is done, and are answered once `closed` is.
  */
-export function createKeyLocks (db: Kysely<any>): Exclusive {
-  const acrossInstances = isPostgres(db)
-  return (keys, publish) => {
-    const ordered = [...new Set(typeof keys === 'string' ? [keys] : keys)].sort(compareKeys)
-    const locked = () => acrossInstances
-      ? db.transaction().execute(async (trx) => {
-        for (const key of ordered) await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx)
-        return publish()
+function beginTurn (locks: KeyLocks, hooks: SharedTurn, hold: (turn: OpenTurn, work: () => Promise<void>) => Promise<void>): OpenTurn {
+  let begin!: () => void
+  let refuse!: (error: unknown) => void
+  const begun = new Promise<void>((resolve, reject) => { begin = resolve; refuse = reject })
+  begun.catch(() => {})
+  let allPublished!: () => void
+  const published = new Promise<void>((resolve) => { allPublished = resolve })
+  let members = 0
+  let publishing = 0
+  let accepting = true
+
+  const turn: OpenTurn = {
+    locks,
+    join<T> (publish: () => Promise<T>) {
+      if (!accepting) return undefined
+      if (++members === TURN_MEMBERS) accepting = false
+      publishing++
+      const value = begun.then(publish).finally(() => {
+        if (--publishing > 0) return
+        accepting = false
+        allPublished()
       })
-      : publish()
-    return ordered.reduceRight<() => Promise<any>>((inner, key) => () => inProcess(key, inner), locked)()
+      value.catch(() => {})
+      return ended.then(() => value)
+    }
   }
+
+  const held = hold(turn, async () => {
+    await hooks.opening()
+    begin()
+    await published
+    await hooks.closing()
+  }).catch(async (error) => {
+    accepting = false
+    refuse(error)
+    await published
+    throw error
+  })
+  // The turn's count comes after the lock, so that its database connection never waits for another.
+  const ended = held.then(() => hooks.closed())
+  ended.catch(() => {})
+  return turn
+}
+
+/**
+ * The compare-and-publish step of writes and deletes. On PostgreSQL also across instances: a
+ * transaction-scoped advisory lock on the key's hash, held only while the step runs (never while a
+ * body uploads), and released by the server if the instance dies. On SQLite, in this process only:
+ * instances that share one SQLite file do not exclude each other. Several keys (a move's two) are
+ * taken in key order, in one transaction, so that two holders of the same pair cannot wait for
+ * each other, nor hold two connections each. A turn of shared holders takes one lock for all.
+ */
+export function createKeyLocks (db: Kysely<any>): KeyLocks {
+  const acrossInstances = isPostgres(db)
+  const locked = <T>(keys: string[], work: () => Promise<T>) => acrossInstances
+    ? db.transaction().execute(async (trx) => {
+      for (const key of keys) await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx)
+      return work()
+    })
+    : work()
+
+  const exclusive: Exclusive = (keys, publish) => {
+    const ordered = [...new Set(typeof keys === 'string' ? [keys] : keys)].sort(compareKeys)
+    return ordered.reduceRight<() => Promise<any>>((inner, key) => () => inProcess(key, inner), () => locked(ordered, publish))()
+  }
+
+  const locks: KeyLocks = Object.assign(exclusive, {
+    shared<T> (key: string, publish: () => Promise<T>, hooks: SharedTurn): Promise<T> {
+      const open = queues.get(key)?.open
+      const joined = open?.locks === locks ? open.join(publish) : undefined
+      if (joined) return joined
+      const turn = beginTurn(locks, hooks, (turn, work) => inProcess(key, () => locked([key], work), turn))
+      return turn.join(publish)!
+    }
+  })
+  return locks
 }

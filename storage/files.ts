@@ -1,4 +1,5 @@
 import { BadRequestError, ConflictError, NotFoundError, PreconditionFailedError } from '../errors.js'
+import type { KeyLocks, SharedTurn } from '../db/key-locks.js'
 import type { TrashRepository } from '../db/trash.js'
 import type { Owner, UsageChange } from '../db/usage.js'
 import { isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
@@ -25,8 +26,9 @@ export interface FileServiceOptions {
   maxFileBytes: number
   /** The largest streamed upload. */
   maxUploadBytes: number
-  /** Keeps concurrent writers of one key apart while each compares and publishes. */
-  exclusive?: Exclusive
+  /** Keeps concurrent writers of one key apart while each compares and publishes; with `shared`,
+   *  unconditional writes publish beside each other. */
+  exclusive?: Exclusive | KeyLocks
   /** Where deleted files wait, and for how long; without it a delete is at once. */
   trash?: { repository: TrashRepository, retentionMs: number }
   /** Usage and quotas: writes and copies reserve their room, every change is counted. */
@@ -62,11 +64,9 @@ const described = (path: string, meta: ObjectMeta) => ({
   key: path, size: meta.size, contentType: meta.contentType, lastModified: meta.lastModified.toISOString(), etag: meta.etag
 })
 
-/** What publishing `stored` where `replaced` stood changes: an overwrite counts the difference. */
-const published = (replaced: ObjectMeta | undefined, stored: ObjectMeta): UsageChange =>
-  ({ fileBytes: stored.size - (replaced?.size ?? 0), fileCount: replaced ? 0 : 1 })
-
-const removed = (file: ObjectMeta | undefined): UsageChange => file ? { fileBytes: -file.size, fileCount: -1 } : {}
+/** What a key going from `before` to `after` changes: an overwrite counts the difference. */
+const replacement = (before: ObjectMeta | undefined, after: ObjectMeta | undefined): UsageChange =>
+  ({ fileBytes: (after?.size ?? 0) - (before?.size ?? 0), fileCount: Number(Boolean(after)) - Number(Boolean(before)) })
 
 // A copy whose source changes while it is copied is made again, this many times at most.
 const COPY_ATTEMPTS = 3
@@ -74,6 +74,7 @@ const COPY_ATTEMPTS = 3
 export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, exclusive = directly, trash: kept, quotas }: FileServiceOptions) {
   const { staged } = store
   const trash = kept && createTrash({ store, exclusive, quotas, ...kept })
+  const shared = 'shared' in exclusive ? exclusive.shared : undefined
 
   /**
    * Runs `operation` with the key lock, which also looks, under the lock, at the file that stands at
@@ -90,17 +91,48 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     return { result, replaced }
   }
 
+  /**
+   * The lock for an unconditional publish at `key`: shared with the others (the store keeps the
+   * last), while each conditional writer still excludes them all. A turn of them counts once, from
+   * what stood at `key` before the first published to what stands after the last, with the `count`
+   * of the write that began it (told whether that write published); `counted` says if it was this one.
+   */
+  function unconditionally (key: string, count: (change: UsageChange, published: boolean) => Promise<void>) {
+    let before: ObjectMeta | undefined
+    let after: ObjectMeta | undefined
+    let published = false
+    let counted = false
+    const turn: SharedTurn = {
+      opening: async () => { before = await store.head(key) },
+      closing: async () => { after = await store.head(key) },
+      closed: async () => {
+        counted = true
+        await count(replacement(before, after), published)
+      }
+    }
+    const lock: Exclusive = (_keys, publish) => shared!(key, async () => {
+      const stored = await publish()
+      published = true
+      return stored
+    }, turn)
+    return { lock, counted: () => counted }
+  }
+
   /** Runs `write` with `bytes` of room reserved for `owner`, settled into what it published, or released. */
-  async function withRoom<T extends ObjectMeta | undefined> (owner: Owner, bytes: number, key: string, write: (exclusive: Exclusive, reservation: Reservation) => Promise<T>): Promise<T> {
+  async function withRoom<T extends ObjectMeta | undefined> (owner: Owner, bytes: number, key: string, { shareable }: { shareable: boolean },
+    write: (exclusive: Exclusive, reservation: Reservation) => Promise<T>): Promise<T> {
     const reservation = await quotas.reserve(owner, bytes)
     try {
+      // A shared turn settles the reservation of the write that began it; the others are released.
+      if (shareable && shared) return await write(unconditionally(key, reservation.settle).lock, reservation)
       const { result: stored, replaced } = await replacing(key, (exclusive) => write(exclusive, reservation))
-      if (stored) await reservation.settle(published(replaced, stored))
+      if (stored) await reservation.settle(replacement(replaced, stored))
       return stored
     } finally {
       await reservation.release()
     }
   }
+
   function userPrefix (userId: string): string {
     if (!isSafeSegment(userId)) throw new BadRequestError('the caller identity is not usable as a storage folder')
     return `users/${userId}/${root}/`
@@ -126,7 +158,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       if (hasPreconditions(source)) checkPreconditions(current, source)
       if (!current) throw notFound(from)
       try {
-        const done = await withRoom(owner, current.size, toKey, (exclusive) =>
+        const done = await withRoom(owner, current.size, toKey, { shareable: false }, (exclusive) =>
           store.copy(fromKey, toKey, { sourcePreconditions: { ifMatch: [current.etag] }, preconditions: destination, exclusive }))
         if (!done) throw notFound(from)
         return described(to, done)
@@ -144,7 +176,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     const { result: done, replaced } = await replacing(toKey, (exclusive) =>
       store.move(fromKey, toKey, { sourcePreconditions: source, preconditions: destination, exclusive }))
     if (!done) throw notFound(from)
-    if (replaced) await quotas.change(owner.userId, removed(replaced))
+    if (replaced) await quotas.change(owner.userId, replacement(replaced, undefined))
     return described(to, done)
   }
 
@@ -214,7 +246,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     async write (owner: Owner, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions, length }: WriteRequest = {}) {
       const key = keyOf(owner.userId, path)
       await refuseEarly(key, preconditions)
-      const stored = await withRoom(owner, length ?? 0, key, (exclusive, reservation) =>
+      const stored = await withRoom(owner, length ?? 0, key, { shareable: !hasPreconditions(preconditions) }, (exclusive, reservation) =>
         store.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, exclusive }))
       return described(path, stored)
     },
@@ -229,7 +261,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       }
       const { result: deleted, replaced } = await replacing(key, (exclusive) => store.delete(key, { preconditions, exclusive }))
       if (!deleted) throw notFound(path)
-      await quotas.change(userId, removed(replaced))
+      await quotas.change(userId, replacement(replaced, undefined))
       return {}
     },
 
@@ -265,8 +297,16 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       /** Publishes the upload; its declared length stops counting as an upload and counts as the file. */
       async complete (id: string, userId: string, path: string, state: StagedState, { contentType, preconditions, length }: { contentType: string, preconditions: Preconditions, length: number }) {
         const key = keyOf(userId, path)
-        const { result: stored, replaced } = await replacing(key, (exclusive) => staged.complete(id, key, state, { contentType, preconditions, exclusive }))
-        await quotas.change(userId, { ...published(replaced, stored), uploadBytes: -length })
+        const complete = (exclusive: Exclusive) => staged.complete(id, key, state, { contentType, preconditions, exclusive })
+        const finished = { uploadBytes: -length }
+        if (!hasPreconditions(preconditions) && shared) {
+          const turn = unconditionally(key, (change, done) => quotas.change(userId, done ? { ...change, ...finished } : change))
+          const stored = await complete(turn.lock)
+          if (!turn.counted()) await quotas.change(userId, finished)
+          return described(path, stored)
+        }
+        const { result: stored, replaced } = await replacing(key, complete)
+        await quotas.change(userId, { ...replacement(replaced, stored), ...finished })
         return described(path, stored)
       },
       discard: (id: string, userId: string, path: string, state: StagedState) => staged.discard(id, keyOf(userId, path), state)

@@ -259,22 +259,30 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     }
   }
 
-  async function putWhole (key: string, body: Buffer, contentType: string, preconditions?: Preconditions) {
-    await client.send(new PutObjectCommand({
+  /** What a publish stored: its ETag, as the store answered it, and its size. */
+  interface Stored { etag: string, size: number }
+
+  async function putWhole (key: string, body: Buffer, contentType: string, preconditions?: Preconditions): Promise<Stored> {
+    const answer = await client.send(new PutObjectCommand({
       Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ContentType: contentType, ...storeConditions(preconditions)
     }), deadline())
+    return { etag: answer.ETag ?? '""', size: body.length }
   }
 
-  /** Under the key lock: the preconditions checked, then `store` publishes the object. */
-  function publishChecked (key: string, preconditions: Preconditions | undefined, exclusive: Exclusive, store: () => Promise<void>) {
+  /** Under the key lock: the preconditions checked, then `store` publishes the object. An
+   *  unconditional writer shares the lock with others, whose object may already stand at `key`:
+   *  then it answers what it stored itself, dated now. */
+  function publishChecked (key: string, { contentType, preconditions, exclusive = directly }: Omit<WriteOptions, 'maxBytes'>, store: () => Promise<Stored>) {
     return exclusive(key, async () => {
       if (hasPreconditions(preconditions)) checkPreconditions(await head(key), preconditions)
+      let stored: Stored
       try {
-        await store()
+        stored = await store()
       } catch (error) {
         throw storeRefusal(error)
       }
-      return (await head(key)) as ObjectMeta
+      const current = await head(key)
+      return current?.etag === stored.etag ? current : { key, contentType, lastModified: new Date(), ...stored }
     })
   }
 
@@ -367,26 +375,28 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
         }
       }
     },
-    complete: async (key: string, uploadId: string, parts: CompletedPart[], preconditions: Preconditions | undefined) => {
-      await client.send(new CompleteMultipartUploadCommand({
+    complete: async (key: string, uploadId: string, parts: CompletedPart[], preconditions: Preconditions | undefined) =>
+      (await client.send(new CompleteMultipartUploadCommand({
         Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...storeConditions(preconditions)
-      }), deadline())
-    }
+      }), deadline())).ETag ?? '""'
+
   }
 
   async function putInParts (key: string, parts: AsyncIterable<Buffer>, contentType: string, preconditions: Preconditions | undefined,
-    publish: (complete: () => Promise<void>) => Promise<ObjectMeta>) {
+    publish: (complete: () => Promise<Stored>) => Promise<ObjectMeta>) {
     const uploadId = await multipart.create(key, contentType)
     try {
       const completed: CompletedPart[] = []
       const window = partWindow()
-      let number = 0
+      let size = 0
       for await (const part of parts) {
-        const PartNumber = ++number
-        await window.add(multipart.uploadPart(key, uploadId, PartNumber, part).then((ETag) => { completed[PartNumber - 1] = { ETag, PartNumber } }))
+        const PartNumber = completed.length + 1
+        completed.push({ PartNumber })
+        size += part.length
+        await window.add(multipart.uploadPart(key, uploadId, PartNumber, part).then((ETag) => { completed[PartNumber - 1].ETag = ETag }))
       }
       await window.drain()
-      return await publish(() => multipart.complete(key, uploadId, completed, preconditions))
+      return await publish(async () => ({ etag: await multipart.complete(key, uploadId, completed, preconditions), size }))
     } catch (error) {
       // A real S3 keeps the parts of an unfinished upload (and bills them) until it is aborted.
       await abortUpload(key, uploadId)
@@ -399,9 +409,9 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     begin: multipart.create,
     uploadPart: multipart.uploadPart,
     streamPart: multipart.streamPart,
-    complete: (key, uploadId, parts, { preconditions, exclusive = directly }) =>
-      publishChecked(key, preconditions, exclusive, () => multipart.complete(key, uploadId, parts, preconditions)),
-    putEmpty: (key, contentType, { preconditions, exclusive = directly }) => publishChecked(key, preconditions, exclusive, () => putWhole(key, Buffer.alloc(0), contentType, preconditions)),
+    complete: (key, uploadId, parts, size, options) =>
+      publishChecked(key, options, async () => ({ etag: await multipart.complete(key, uploadId, parts, options.preconditions), size })),
+    putEmpty: (key, options) => publishChecked(key, options, () => putWhole(key, Buffer.alloc(0), options.contentType, options.preconditions)),
     abort: abortUpload,
     readTail: async (tailKey, bytes) => {
       const answer = await getObject(tailKey, { start: 0, end: bytes - 1 })
@@ -499,7 +509,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
       const parts = 'whole' in start ? slicesOf(start.whole, partBytes) : partsOf(start.rest, partBytes)
       const first = await parts.next()
       const second = await parts.next()
-      const publish = (store: () => Promise<void>) => publishChecked(key, preconditions, exclusive, store)
+      const publish = (store: () => Promise<Stored>) => publishChecked(key, { contentType, preconditions, exclusive }, store)
       if (second.done) return publish(() => putWhole(key, first.value as Buffer, contentType, preconditions))
       async function * all () {
         yield first.value as Buffer
@@ -563,8 +573,8 @@ interface S3StagedOperations {
   begin (key: string, contentType: string): Promise<string>
   uploadPart (key: string, uploadId: string, number: number, part: Buffer): Promise<string>
   streamPart (key: string, uploadId: string, number: number, size: number): StreamedPart
-  complete (key: string, uploadId: string, parts: CompletedPart[], options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
-  putEmpty (key: string, contentType: string, options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
+  complete (key: string, uploadId: string, parts: CompletedPart[], size: number, options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
+  putEmpty (key: string, options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
   abort (key: string, uploadId: string): Promise<void>
   readTail (tailKey: string, bytes: number): Promise<Readable>
   putTail (tailKey: string, bytes: Buffer): Promise<void>
@@ -666,9 +676,9 @@ function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
       if (state.tail > 0) throw new Error(`staged upload ${id} is not complete`)
       if (state.staleTail !== undefined) await store.deleteTail(tailKey(id, state.staleTail))
       if (state.parts.length > 0) {
-        return store.complete(key, state.uploadId, state.parts.map(({ number, etag }) => ({ PartNumber: number, ETag: etag })), options)
+        return store.complete(key, state.uploadId, state.parts.map(({ number, etag }) => ({ PartNumber: number, ETag: etag })), inParts(state.parts), options)
       }
-      const empty = await store.putEmpty(key, options.contentType, options)
+      const empty = await store.putEmpty(key, options)
       await store.abort(key, state.uploadId)
       return empty
     },

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -194,6 +194,44 @@ for (const driver of ['fs', 's3'] as const) {
     const counted = await recountUsage(store, user.config.STORAGE_ROOT, createUsageRepository(user.app.stowageDb, 1000))
     t.match(counted.find((entry) => entry.userId === user.userId), { fileBytes: tracked.fileBytes, fileCount: tracked.fileCount, trashBytes: tracked.trashBytes, uploadBytes: tracked.uploadBytes })
     t.same(await user.usage(), tracked, 'the recount equals the tracked usage')
+  })
+
+  t.test(`${driver}: unconditional writers of one path, raw, JSON and tus, with If-Match writers among them: each answers its own ETag, one file stands whole, and usage counts it once`, async (t) => {
+    const user = await quotaApp(t, driver, { QUOTA_BYTES: String(MIB) })
+    const etag = (await user.put('one.txt', 'start')).headers.etag as string
+    const bodies = Array.from({ length: 24 }, (_, i) => randomBytes(1000 + 37 * i))
+    const md5 = (body: Buffer) => `"${createHash('md5').update(body).digest('hex')}"`
+    const url = await user.app.listen({ port: 0, host: '127.0.0.1' })
+    const write = async (i: number) => {
+      const body = bodies[i]
+      if (i % 4 === 3) {
+        const answer = await user.put('one.txt', body, { 'if-match': etag })
+        return { status: answer.statusCode, etag: answer.headers.etag }
+      }
+      if (i % 4 === 2) {
+        const answer = await user.app.inject({ method: 'PUT', url: '/api/files/one.txt', headers: user.headers, payload: { content: body.toString('base64') } })
+        return { status: answer.statusCode, etag: answer.json().etag }
+      }
+      if (i % 4 === 1) {
+        await tusUpload(body, { endpoint: `${url}/api/uploads`, headers: user.headers, metadata: { path: 'one.txt' }, uploadSize: body.length })
+        return { status: 200, etag: md5(body) }
+      }
+      const answer = await user.put('one.txt', body)
+      return { status: answer.statusCode, etag: answer.headers.etag }
+    }
+    const answers = await Promise.all(bodies.map((_, i) => write(i)))
+    answers.forEach((answer, i) => {
+      if (i % 4 !== 3) t.same(answer, { status: 200, etag: md5(bodies[i]) }, `unconditional writer ${i}`)
+    })
+    const conditional = answers.filter((_, i) => i % 4 === 3).map((answer) => answer.status)
+    t.ok(conditional.every((status) => status === 200 || status === 412) && conditional.filter((status) => status === 200).length <= 1,
+      `at most one If-Match writer won: ${conditional.join(' ')}`)
+    const stored = Buffer.from((await user.read('one.txt')).rawPayload)
+    const standing = bodies.findIndex((body) => body.equals(stored))
+    t.ok(standing >= 0 && answers[standing].status === 200, `one answered writer's body stands, whole (${standing}, ${stored.length} bytes: ${stored.subarray(0, 20).toString('hex')})`)
+    t.match(await user.usage(), { fileBytes: stored.length, fileCount: 1, uploadBytes: 0 }, 'counted once')
+    const { reservedBytes } = (await createUsageRepository(user.app.stowageDb, null).read({ userId: user.userId, orgId: null })).usage
+    t.equal(reservedBytes, 0, 'no reservation is left')
   })
 
   t.test(`${driver}: a chunked upload that crosses the quota part way is 507, and the old file stays`, async (t) => {

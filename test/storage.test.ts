@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { createFsStore } from '../storage/fs-store.js'
 import { createKeyLocks } from '../db/key-locks.js'
 import { openDatabase } from '../db/dialect.js'
-import type { ObjectRead, ObjectStore } from '../storage/object-store.js'
+import type { Exclusive, ObjectRead, ObjectStore } from '../storage/object-store.js'
 import { createS3Store } from '../storage/s3-store.js'
 import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
 import { getBytes, putBytes } from './helpers/store.js'
@@ -154,6 +154,22 @@ for (const [name, create] of Object.entries(drivers)) {
         store.write(key, [Buffer.alloc(64 * 1024, String(i))], { contentType: 'text/plain', maxBytes: MIB, preconditions: { ifMatch: [etag] }, exclusive })))
       t.equal(outcomes.filter((outcome) => outcome.status === 'fulfilled').length, 1)
       t.ok(outcomes.every((outcome) => outcome.status === 'fulfilled' || (outcome.reason as { statusCode: number }).statusCode === 412))
+    })
+
+    t.test('with key locks, unconditional writers share a turn: each answers its own object, and one of them stands whole', async (t) => {
+      const db = openDatabase('sqlite::memory:')
+      t.teardown(() => db.destroy())
+      const locks = createKeyLocks(db)
+      const key = base + 'shared.txt'
+      await putBytes(store, key, Buffer.from('start'), 'text/plain')
+      const turn = { opening: async () => {}, closing: async () => {}, closed: async () => {} }
+      const shared: Exclusive = (_keys, publish) => locks.shared(key, publish, turn)
+      const bodies = Array.from({ length: 8 }, (_, i) => Buffer.alloc(1000 + i, String(i)))
+      const written = await Promise.all(bodies.map((body) => store.write(key, [body], { contentType: 'text/plain', maxBytes: MIB, exclusive: shared })))
+      t.same(written.map((file) => file.size), bodies.map((body) => body.length), 'each answers the size it stored')
+      t.same(written.map((file) => file.etag), bodies.map((body) => `"${createHash('md5').update(body).digest('hex')}"`), 'and its own ETag')
+      const stored = (await getBytes(store, key))!.body
+      t.ok(bodies.some((body) => body.equals(stored)), 'one of them stands, whole')
     })
 
     t.test('over maxBytes the write fails with 413 and the old object stays', async (t) => {
@@ -417,4 +433,42 @@ t.test('fs driver: two stores on one folder putting, deleting and reading one ke
   }
   await Promise.all(running)
   t.same(failures, [])
+})
+
+t.test('key locks: shared holders publish together in one turn; an exclusive holder queued behind a turn waits for it and ends it', async (t) => {
+  const db = openDatabase('sqlite::memory:')
+  t.teardown(() => db.destroy())
+  const locks = createKeyLocks(db)
+  const events: string[] = []
+  let open!: () => void
+  const opened = new Promise<void>((resolve) => { open = resolve })
+  const turn = (name: string, opening = async () => {}) => ({
+    opening: async () => { events.push(`${name} opening`); await opening() },
+    closing: async () => { events.push(`${name} closing`) },
+    closed: async () => { events.push(`${name} closed`) }
+  })
+  let running = 0
+  let together = 0
+  const publish = (name: string) => async () => {
+    together = Math.max(together, ++running)
+    await new Promise((resolve) => setImmediate(resolve))
+    events.push(name)
+    running--
+    return name
+  }
+  // The first turn is held at its opening, so that the others queue while it waits.
+  const first = [locks.shared('k', publish('a'), turn('one', () => opened)), locks.shared('k', publish('b'), turn('unused'))]
+  const exclusive = locks('k', publish('exclusive'))
+  const second = [locks.shared('k', publish('c'), turn('two')), locks.shared('k', publish('d'), turn('unused'))]
+  open()
+  t.same(await Promise.all([...first, exclusive, ...second]), ['a', 'b', 'exclusive', 'c', 'd'], 'each answers its own publish')
+  t.same(events, ['one opening', 'a', 'b', 'one closing', 'one closed', 'exclusive', 'two opening', 'c', 'd', 'two closing', 'two closed'],
+    'a turn opens once for its members, which publish together, and closes once the last has published')
+  t.equal(together, 2, 'two members published at once')
+
+  const failing = turn('failing', async () => { throw new Error('the store is down') })
+  const refused = await Promise.allSettled([1, 2].map(() => locks.shared('k', async () => { events.push('published anyway') }, failing)))
+  t.same(refused.map((outcome) => outcome.status === 'rejected' && String(outcome.reason)), ['Error: the store is down', 'Error: the store is down'], 'a failed opening refuses every member')
+  t.notOk(events.includes('published anyway'))
+  t.equal(await locks('k', async () => 'next'), 'next', 'and the key is free again')
 })

@@ -12,6 +12,20 @@ const S3RVER_PROCESS = `
 const S3rver = require('s3rver')
 const [directory, bucket, port] = process.argv.slice(1)
 const server = new S3rver({ address: '127.0.0.1', port: Number(port), directory, silent: true, configureBuckets: [{ name: bucket }] })
+// s3rver writes an object in place, where S3 publishes every PUT whole: two PUTs of one key at once
+// would leave a mix of both, which S3 never does. So its writes of one key are made one at a time.
+const tails = new Map()
+for (const [name, keyOf] of [['putObject', (object) => object.bucket + '/' + object.key], ['copyObject', (_b, _k, bucket, key) => bucket + '/' + key], ['deleteObject', (bucket, key) => bucket + '/' + key]]) {
+  const original = server.store[name].bind(server.store)
+  server.store[name] = (...args) => {
+    const key = keyOf(...args)
+    const result = (tails.get(key) || Promise.resolve()).then(() => original(...args))
+    const tail = result.catch(() => {})
+    tails.set(key, tail)
+    tail.then(() => { if (tails.get(key) === tail) tails.delete(key) })
+    return result
+  }
+}
 server.run().then(({ port }) => process.stdout.write(JSON.stringify({ port }) + '\\n'))
 process.on('SIGTERM', () => server.close().finally(() => process.exit(0)))
 `
