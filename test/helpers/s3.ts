@@ -12,19 +12,43 @@ const S3RVER_PROCESS = `
 const S3rver = require('s3rver')
 const [directory, bucket, port] = process.argv.slice(1)
 const server = new S3rver({ address: '127.0.0.1', port: Number(port), directory, silent: true, configureBuckets: [{ name: bucket }] })
-// s3rver writes an object in place, where S3 publishes every PUT whole: two PUTs of one key at once
-// would leave a mix of both, which S3 never does. So its writes of one key are made one at a time.
+// s3rver writes an object's three files in place, where S3 publishes every PUT whole: two PUTs of
+// one key at once would leave a mix of both, and a read beside a PUT half of it. So here a PUT is
+// written aside and renamed into place, and the reads and writes of one key are made one at a time.
+const { mkdir, rename } = require('node:fs/promises')
+const { dirname } = require('node:path')
+const { randomUUID } = require('node:crypto')
+const { AsyncLocalStorage } = require('node:async_hooks')
+const store = server.store
 const tails = new Map()
-for (const [name, keyOf] of [['putObject', (object) => object.bucket + '/' + object.key], ['copyObject', (_b, _k, bucket, key) => bucket + '/' + key], ['deleteObject', (bucket, key) => bucket + '/' + key]]) {
-  const original = server.store[name].bind(server.store)
-  server.store[name] = (...args) => {
-    const key = keyOf(...args)
-    const result = (tails.get(key) || Promise.resolve()).then(() => original(...args))
-    const tail = result.catch(() => {})
-    tails.set(key, tail)
-    tail.then(() => { if (tails.get(key) === tail) tails.delete(key) })
-    return result
-  }
+// The keys the running step holds: s3rver's own steps call each other (getObject, getMetadata).
+const holding = new AsyncLocalStorage()
+const oneAtATime = (key, work) => {
+  const held = holding.getStore() || []
+  if (held.includes(key)) return work()
+  const result = (tails.get(key) || Promise.resolve()).then(() => holding.run([...held, key], work))
+  const tail = result.catch(() => {})
+  tails.set(key, tail)
+  tail.then(() => { if (tails.get(key) === tail) tails.delete(key) })
+  return result
+}
+for (const [name, keyOf] of [['getMetadata', (bucket, key) => [bucket, key]], ['getObject', (bucket, key) => [bucket, key]],
+  ['copyObject', (_b, _k, bucket, key) => [bucket, key]], ['deleteObject', (bucket, key) => [bucket, key]]]) {
+  const original = store[name].bind(store)
+  store[name] = (...args) => oneAtATime(keyOf(...args).join('/'), () => original(...args))
+}
+const putInPlace = store.putObject.bind(store)
+store.putObject = async (object) => {
+  const aside = { ...object, bucket: '.staging', key: randomUUID() }
+  const written = await putInPlace(aside)
+  await oneAtATime(object.bucket + '/' + object.key, async () => {
+    for (const resource of ['object.md5', 'metadata.json', 'object']) {
+      const to = store.getResourcePath(object.bucket, object.key, resource)
+      await mkdir(dirname(to), { recursive: true })
+      await rename(store.getResourcePath(aside.bucket, aside.key, resource), to)
+    }
+  })
+  return written
 }
 server.run().then(({ port }) => process.stdout.write(JSON.stringify({ port }) + '\\n'))
 process.on('SIGTERM', () => server.close().finally(() => process.exit(0)))
