@@ -156,7 +156,8 @@ export function stowageOptions (config: Config): StowageOptions {
       failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000
     },
     links: { maxSeconds: config.LINK_MAX_SECONDS, secret: config.LINK_SECRET, viaStore: config.LINKS_VIA === 'store', publicUrl: config.PUBLIC_URL },
-    openapi: { publicUrl: config.PUBLIC_URL, docs: true }
+    openapi: { publicUrl: config.PUBLIC_URL, docs: true },
+    console: { publicUrl: config.PUBLIC_URL }
   }
 }
 

@@ -10,6 +10,7 @@ import { linkRoutes, type LinkRoutesOptions } from '../routes/links.js'
 import { createByteBudget } from '../limits.js'
 import { healthRoutes } from '../routes/health.js'
 import { keysRoutes } from '../routes/keys.js'
+import { consoleRoutes, type ConsoleRoutesOptions } from '../routes/console.js'
 import { authSchemas } from '../schemas/auth.js'
 import { sharedSchemas } from '../schemas/common.js'
 import { fileSchemas } from '../schemas/files.js'
@@ -50,10 +51,12 @@ export interface StowageOptions {
   /** Route groups to mount; all by default. `raw`: the streamed file routes, /api/raw/{path};
    *  `uploads`: resumable uploads (tus), /api/uploads; `links`: signed links, /api/links and /links;
    *  `operations`: copy, move and zip, /api/copies, /api/moves, /api/archive; `trash`: /api/trash;
-   *  `usage`: /api/usage. */
+   *  `usage`: /api/usage; `console`: the web console, /console/. */
   routes?: {
-    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, trash?: boolean, usage?: boolean
+    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, trash?: boolean, usage?: boolean, console?: boolean
   }
+  /** The web console: where clients reach the service (PUBLIC_URL), for the page's links. */
+  console?: ConsoleRoutesOptions
   /** Signed links: the longest lifetime (7 days by default, as S3 allows), the signing secret
    *  (else one kept in the database), links to the store itself where it can (true by default). */
   links?: Partial<Omit<LinkRoutesOptions, 'uploadMemory'>>
@@ -119,7 +122,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
-  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, trash: true, usage: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, trash: true, usage: true, console: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (metrics) {
@@ -140,4 +143,5 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.operations) await app.register(operationRoutes, { ...options.operations })
   if (routes.trash) await app.register(trashRoutes)
   if (routes.usage) await app.register(usageRoutes)
+  if (routes.console) await app.register(consoleRoutes, { ...options.console })
 }

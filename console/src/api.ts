@@ -1,0 +1,51 @@
+// The service's API, from the page: every call carries the session's token, and every refusal
+// becomes a message that says what a person can do about it.
+
+/** What a status means to a person, when the answer's own words are not enough. */
+const ADVICE: Record<number, string> = {
+  401: 'Your session has ended: sign in again.',
+  412: 'Someone changed this file since you opened it: reload and try again.',
+  507: 'You are over your storage quota: delete files or empty the trash.',
+  503: 'The service is busy or its storage is down: try again in a moment.'
+}
+
+export class ApiError extends Error {
+  constructor (readonly status: number, readonly detail: string) {
+    super(ADVICE[status] ?? detail)
+  }
+}
+
+export interface Listing {
+  files: Array<{ key: string, size: number, lastModified: string, etag: string }>
+  folders: string[]
+  isTruncated: boolean
+  continuationToken?: string
+}
+
+/** The service's URL for `path` (`api/…`), relative to where the console is mounted. */
+export const serviceUrl = (path: string) => new URL(`../${path}`, document.baseURI)
+
+export function createApi (token: () => string | undefined) {
+  async function call<T> (path: string, init: RequestInit = {}): Promise<T> {
+    const headers = new Headers(init.headers)
+    const bearer = token()
+    if (bearer) headers.set('authorization', `Bearer ${bearer}`)
+    const answer = await fetch(serviceUrl(path), { ...init, headers })
+    if (!answer.ok) {
+      const body = await answer.json().catch(() => ({})) as { error?: string }
+      throw new ApiError(answer.status, body.error ?? answer.statusText)
+    }
+    return (answer.status === 204 ? undefined : await answer.json()) as T
+  }
+
+  return {
+    usage: () => call<{ usedBytes: number, quotaBytes: number | null }>('api/usage'),
+    list: (prefix: string, continuationToken?: string) => {
+      const query = new URLSearchParams({ prefix, delimiter: '/' })
+      if (continuationToken) query.set('continuationToken', continuationToken)
+      return call<Listing>(`api/files?${query}`)
+    }
+  }
+}
+
+export type Api = ReturnType<typeof createApi>

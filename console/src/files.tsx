@@ -1,0 +1,79 @@
+import { useEffect, useState } from 'preact/hooks'
+import { ApiError, type Api, type Listing } from './api.js'
+import { hrefOf, type Route } from './route.js'
+
+interface FilesProps {
+  api: Api
+  prefix: string
+  navigate: (route: Route) => void
+  onUnauthorized: () => void
+}
+
+type Row = { name: string, folder: true, prefix: string } | { name: string, folder: false, size: number, lastModified: string }
+
+const nameIn = (prefix: string, key: string) => key.slice(prefix.length).replace(/\/$/, '')
+
+/** Files and folders together, in key order, as the service pages them. */
+function rowsOf (prefix: string, listing: Listing): Row[] {
+  const folders: Row[] = listing.folders.map((folder) => ({ name: nameIn(prefix, folder), folder: true, prefix: folder }))
+  const files: Row[] = listing.files.map((file) => ({ name: nameIn(prefix, file.key), folder: false, size: file.size, lastModified: file.lastModified }))
+  return [...folders, ...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+const bytes = (size: number) => size < 1024 ? `${size} B` : size < 1024 ** 2 ? `${(size / 1024).toFixed(1)} KiB` : `${(size / 1024 ** 2).toFixed(1)} MiB`
+
+/** One folder: breadcrumbs, then its files and folders a page at a time. */
+export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
+  const [rows, setRows] = useState<Row[]>([])
+  const [next, setNext] = useState<string>()
+  const [error, setError] = useState<string>()
+  const [loading, setLoading] = useState(true)
+
+  async function load (continuationToken?: string) {
+    setLoading(true)
+    setError(undefined)
+    try {
+      const listing = await api.list(prefix, continuationToken)
+      setRows((shown) => [...(continuationToken ? shown : []), ...rowsOf(prefix, listing)])
+      setNext(listing.isTruncated ? listing.continuationToken : undefined)
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.status === 401) onUnauthorized()
+      setError((failure as Error).message)
+    } finally {
+      setLoading(false)
+    }
+  }
+  useEffect(() => { setRows([]); void load() }, [prefix])
+
+  const go = (target: string) => (event: MouseEvent) => {
+    event.preventDefault()
+    navigate({ view: 'files', prefix: target })
+  }
+  const crumbs = prefix.split('/').filter(Boolean)
+
+  return (
+    <section aria-labelledby="folder-title">
+      <nav aria-label="Breadcrumbs">
+        <ol class="crumbs">
+          <li><a href={hrefOf({ view: 'files', prefix: '' })} onClick={go('')}>My files</a></li>
+          {crumbs.map((crumb, i) => {
+            const target = crumbs.slice(0, i + 1).join('/') + '/'
+            return <li key={target}><a href={hrefOf({ view: 'files', prefix: target })} onClick={go(target)} aria-current={target === prefix ? 'page' : undefined}>{crumb}</a></li>
+          })}
+        </ol>
+      </nav>
+      <h1 id="folder-title">{crumbs.at(-1) ?? 'My files'}</h1>
+      {error && <p role="alert" class="error">{error}</p>}
+      <table aria-labelledby="folder-title">
+        <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Modified</th></tr></thead>
+        <tbody>
+          {rows.map((row) => row.folder
+            ? <tr key={row.prefix} aria-label={row.name}><th scope="row"><a href={hrefOf({ view: 'files', prefix: row.prefix })} onClick={go(row.prefix)}>{row.name}/</a></th><td>—</td><td>—</td></tr>
+            : <tr key={row.name} aria-label={row.name}><th scope="row">{row.name}</th><td>{bytes(row.size)}</td><td><time dateTime={row.lastModified}>{new Date(row.lastModified).toLocaleString()}</time></td></tr>)}
+        </tbody>
+      </table>
+      {!loading && rows.length === 0 && !error && <p>This folder is empty.</p>}
+      {next && <button type="button" disabled={loading} onClick={() => load(next)}>Show more</button>}
+    </section>
+  )
+}

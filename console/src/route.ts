@@ -1,0 +1,13 @@
+// The console's URLs: `files/<prefix>` under where it is mounted, so that a folder is a deep link
+// and the browser's back and forward move between folders.
+
+export type Route = { view: 'files', prefix: string }
+
+const base = () => new URL(document.baseURI).pathname
+
+export function currentRoute (): Route {
+  const path = decodeURIComponent(location.pathname.slice(base().length))
+  return { view: 'files', prefix: path.startsWith('files/') ? path.slice('files/'.length) : '' }
+}
+
+export const hrefOf = (route: Route) => base() + 'files/' + route.prefix.split('/').map(encodeURIComponent).join('/')

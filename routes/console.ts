@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import fastifyStatic from '@fastify/static'
+import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import { ServiceUnavailableError } from '../errors.js'
+
+export interface ConsoleRoutesOptions {
+  /** PUBLIC_URL: its path (a proxy's prefix) comes before the console's. */
+  publicUrl?: string
+}
+
+// The page runs no script or style but its own files, talks to this origin only, and is framed nowhere.
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:", "media-src 'self' blob:",
+  "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
+].join('; ')
+
+/** The built console (`npm run build` writes it to dist/console), from the sources or from dist. */
+function builtConsole (): string | undefined {
+  return ['../dist/console/', '../console/']
+    .map((relative) => fileURLToPath(new URL(relative, import.meta.url)))
+    .find((folder) => existsSync(`${folder}assets`))
+}
+
+const guarded = (reply: FastifyReply) => reply
+  .header('content-security-policy', CONTENT_SECURITY_POLICY)
+  .header('x-content-type-options', 'nosniff')
+  .header('referrer-policy', 'no-referrer')
+
+/**
+ * The web console at /console/: its hashed assets cached for a year, and for any other path under
+ * it (a deep link, /console/files/<prefix>) its page, told where it is mounted by a <base>.
+ */
+export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (app, { publicUrl }) => {
+  const folder = builtConsole()
+  const mountedAt = `${publicUrl ? new URL(publicUrl).pathname.replace(/\/$/, '') : ''}${app.prefix}/console/`
+  const page = folder && readFileSync(`${folder}index.html`, 'utf8').replace('<head>', `<head>\n    <base href="${mountedAt}">`)
+  const hidden = { schema: { hide: true } }
+
+  if (folder) {
+    await app.register(fastifyStatic, {
+      root: `${folder}assets`,
+      prefix: '/console/assets/',
+      decorateReply: false,
+      immutable: true,
+      maxAge: '365d',
+      index: false,
+      setHeaders: guarded
+    })
+  }
+  app.get('/console', hidden, async (_request, reply) => reply.redirect(mountedAt))
+  const answerPage = async (_request: unknown, reply: FastifyReply) => {
+    if (!page) throw new ServiceUnavailableError('the console is not built: run npm run build')
+    return guarded(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page)
+  }
+  app.get('/console/', hidden, answerPage)
+  app.get('/console/*', hidden, answerPage)
+}

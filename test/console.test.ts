@@ -1,0 +1,110 @@
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Fastify from 'fastify'
+import t from 'tap'
+import { chromium, type Browser } from 'playwright-core'
+import { stowage } from '../plugins/stowage.js'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { startS3Server } from './helpers/s3.js'
+
+// Debian's chromium, which .ci/run installs as it installs nginx; playwright-core downloads nothing.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const skip = existsSync(CHROMIUM) ? false : `needs Chromium at ${CHROMIUM} (apt-get install chromium)`
+
+const s3 = skip ? undefined : await startS3Server()
+const profiles = await mkdtemp(join(tmpdir(), 'stowage-chromium-'))
+let browser: Browser | undefined
+t.before(async () => {
+  if (skip) return
+  // As root the sandbox cannot start; the profile and downloads stay in a temporary folder.
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], downloadsPath: profiles })
+})
+t.teardown(async () => {
+  await browser?.close()
+  await s3?.close()
+  await rm(profiles, { recursive: true, force: true })
+})
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, reloads a deep link, and signs out`, { skip }, async (t) => {
+    const { app, close } = await buildTestApp({ driver, s3 })
+    t.teardown(close)
+    const { key } = await app.stowageKeys.create({ userId: 'alice' })
+    for (const path of ['notes.txt', 'docs/report.pdf', 'docs/deep/old.txt']) {
+      const put = await app.inject({ method: 'PUT', url: `/api/raw/${path}`, headers: bearer(key), payload: `contents of ${path}` })
+      t.equal(put.statusCode, 200)
+    }
+    const url = await app.listen({ port: 0, host: '127.0.0.1' })
+
+    const context = await browser!.newContext()
+    t.teardown(() => context.close())
+    const page = await context.newPage()
+    const problems: string[] = []
+    page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()) })
+    page.on('pageerror', (error) => problems.push(error.message))
+
+    const answer = await page.goto(`${url}/console/`)
+    t.match(answer!.headers()['content-security-policy'], /script-src 'self';.*frame-ancestors 'none'/)
+    t.notMatch(answer!.headers()['content-security-policy'], /unsafe-inline|unsafe-eval/)
+
+    await page.getByLabel('API key').fill('stw_not-a-key')
+    await page.getByRole('button', { name: 'Sign in with an API key' }).click()
+    await page.getByRole('alert').filter({ hasText: 'not accepted' }).waitFor()
+
+    await page.getByLabel('API key').fill(key)
+    await page.getByRole('button', { name: 'Sign in with an API key' }).click()
+    const table = page.getByRole('table')
+    await table.getByRole('row', { name: 'notes.txt' }).waitFor()
+    await table.getByRole('link', { name: 'docs/' }).click()
+    await table.getByRole('row', { name: 'report.pdf' }).waitFor()
+    t.equal(new URL(page.url()).pathname, '/console/files/docs/', 'a folder is a deep link')
+    await table.getByRole('link', { name: 'deep/' }).click()
+    await table.getByRole('row', { name: 'old.txt' }).waitFor()
+
+    await page.goBack()
+    await table.getByRole('row', { name: 'report.pdf' }).waitFor()
+    await page.goBack()
+    await table.getByRole('row', { name: 'notes.txt' }).waitFor()
+    await page.goForward()
+    await table.getByRole('row', { name: 'report.pdf' }).waitFor()
+    await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: 'My files' }).click()
+    await table.getByRole('row', { name: 'notes.txt' }).waitFor()
+
+    await page.goto(`${url}/console/files/docs/deep/`)
+    await table.getByRole('row', { name: 'old.txt' }).waitFor()
+    t.pass('a reloaded deep link keeps the tab\'s session and opens its folder')
+    const stored = await page.evaluate(() => ({ local: localStorage.length, session: Object.keys(sessionStorage) }))
+    t.same(stored, { local: 0, session: ['stowage.session'] }, 'the token is kept in this tab only')
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('button', { name: 'Sign in with an API key' }).waitFor()
+    t.same(await page.evaluate(() => sessionStorage.length), 0, 'signing out forgets it')
+    // The browser reports the refused key's 401 itself; nothing else may appear.
+    t.same(problems.filter((text) => !/status of 401/.test(text)), [], 'no script error, no missing file and no Content-Security-Policy violation')
+
+    const asset = /assets\/[^"]+\.js/.exec(await (await fetch(`${url}/console/`)).text())![0]
+    const cached = await fetch(`${url}/console/${asset}`)
+    t.equal(cached.status, 200)
+    t.match(cached.headers.get('cache-control'), /max-age=31536000.*immutable/, 'hashed assets are cached for a year')
+    t.equal((await fetch(`${url}/console`, { redirect: 'manual' })).headers.get('location'), '/console/')
+  })
+}
+
+t.test('a host app can leave the console out, and a mount under a prefix or PUBLIC_URL\'s path has its page say where it is', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'stowage-console-'))
+  const host = Fastify()
+  await host.register(stowage, { prefix: '/files', database: { url: 'sqlite::memory:' }, storage: { driver: 'fs', dir }, console: { publicUrl: 'https://example.com/tools/' } })
+  const bare = Fastify()
+  await bare.register(stowage, { database: { url: 'sqlite::memory:' }, storage: { driver: 'fs', dir }, routes: { console: false } })
+  t.teardown(async () => {
+    await Promise.all([host.close(), bare.close()])
+    await rm(dir, { recursive: true, force: true })
+  })
+  const page = await host.inject({ url: '/files/console/files/a/' })
+  t.equal(page.statusCode, 200)
+  t.match(page.body, '<base href="/tools/files/console/">')
+  t.equal(page.headers['cache-control'], 'no-cache')
+  t.equal((await bare.inject({ url: '/console/' })).statusCode, 404, 'routes.console: false')
+})
