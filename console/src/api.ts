@@ -26,17 +26,23 @@ export interface Listing {
 export const serviceUrl = (path: string) => new URL(`../${path}`, document.baseURI)
 
 export function createApi (token: () => string | undefined) {
-  async function call<T> (path: string, init: RequestInit = {}): Promise<T> {
+  async function answer (path: string, init: RequestInit = {}): Promise<Response> {
     const headers = new Headers(init.headers)
     const bearer = token()
     if (bearer) headers.set('authorization', `Bearer ${bearer}`)
-    const answer = await fetch(serviceUrl(path), { ...init, headers })
-    if (!answer.ok) {
-      const body = await answer.json().catch(() => ({})) as { error?: string }
-      throw new ApiError(answer.status, body.error ?? answer.statusText)
+    const response = await fetch(serviceUrl(path), { ...init, headers })
+    if (!response.ok) {
+      const body = await response.json().catch(() => ({})) as { error?: string }
+      throw new ApiError(response.status, body.error ?? response.statusText)
     }
-    return (answer.status === 204 ? undefined : await answer.json()) as T
+    return response
   }
+  const call = async <T>(path: string, init?: RequestInit): Promise<T> => {
+    const answered = await answer(path, init)
+    return (answered.status === 204 ? undefined : await answered.json()) as T
+  }
+  const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const filePath = (path: string) => path.split('/').map(encodeURIComponent).join('/')
 
   return {
     usage: () => call<{ usedBytes: number, quotaBytes: number | null }>('api/usage'),
@@ -44,7 +50,14 @@ export function createApi (token: () => string | undefined) {
       const query = new URLSearchParams({ prefix, delimiter: '/' })
       if (continuationToken) query.set('continuationToken', continuationToken)
       return call<Listing>(`api/files?${query}`)
-    }
+    },
+    /** To the trash: answers the trash item's id, for Undo. */
+    remove: async (path: string) => (await answer(`api/raw/${filePath(path)}`, { method: 'DELETE' })).headers.get('stowage-trash-id') ?? undefined,
+    restore: (trashId: string) => call(`api/trash/${encodeURIComponent(trashId)}/restore`, json({})),
+    /** A URL that downloads the file with no token: a signed link. */
+    downloadLink: (path: string) => call<{ url: string }>('api/links', json({ path, method: 'download', expiresIn: 300 })),
+    /** What tus uploads need: the endpoint and the header that signs them. */
+    uploadsEndpoint: () => ({ endpoint: serviceUrl('api/uploads').href, headers: { authorization: `Bearer ${token()}` } })
   }
 }
 

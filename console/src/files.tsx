@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { ApiError, type Api, type Listing } from './api.js'
 import { hrefOf, type Route } from './route.js'
+import { Transfers, useUploads } from './uploads.js'
 
 interface FilesProps {
   api: Api
@@ -28,6 +29,9 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const [next, setNext] = useState<string>()
   const [error, setError] = useState<string>()
   const [loading, setLoading] = useState(true)
+  const [undo, setUndo] = useState<{ name: string, trashId: string }>()
+  const chooser = useRef<HTMLInputElement>(null)
+  const uploads = useUploads(api, () => { void load() })
 
   async function load (continuationToken?: string) {
     setLoading(true)
@@ -44,6 +48,34 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     }
   }
   useEffect(() => { setRows([]); void load() }, [prefix])
+
+  /** Runs an action on the user's behalf, its refusal shown as what they can do. */
+  async function attempt (action: () => Promise<void>) {
+    setError(undefined)
+    try {
+      await action()
+    } catch (failure) {
+      if (failure instanceof ApiError && failure.status === 401) onUnauthorized()
+      setError((failure as Error).message)
+    }
+  }
+  const download = (name: string) => attempt(async () => {
+    const { url } = await api.downloadLink(prefix + name)
+    // Same origin (a link Stowage serves), this downloads; a store's own link (S3 presigned) opens
+    // in a new tab instead, as browsers do for another origin, and the console stays.
+    Object.assign(document.createElement('a'), { href: url, download: name, target: '_blank', rel: 'noopener' }).click()
+  })
+  const remove = (name: string) => attempt(async () => {
+    const trashId = await api.remove(prefix + name)
+    setUndo(trashId ? { name, trashId } : undefined)
+    await load()
+  })
+  const restore = () => attempt(async () => {
+    if (!undo) return
+    await api.restore(undo.trashId)
+    setUndo(undefined)
+    await load()
+  })
 
   const go = (target: string) => (event: MouseEvent) => {
     event.preventDefault()
@@ -63,13 +95,27 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         </ol>
       </nav>
       <h1 id="folder-title">{crumbs.at(-1) ?? 'My files'}</h1>
+      <div class="toolbar">
+        <button type="button" onClick={() => chooser.current?.click()}>Upload</button>
+        <input ref={chooser} type="file" multiple hidden onChange={(event) => {
+          uploads.start(event.currentTarget.files ?? [], prefix)
+          event.currentTarget.value = ''
+        }} />
+      </div>
+      <Transfers uploads={uploads} />
       {error && <p role="alert" class="error">{error}</p>}
+      {undo && <p role="status">{undo.name} is in the trash. <button type="button" onClick={restore}>Undo</button></p>}
       <table aria-labelledby="folder-title">
-        <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Modified</th></tr></thead>
+        <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Modified</th><th scope="col"><span class="hidden">Actions</span></th></tr></thead>
         <tbody>
           {rows.map((row) => row.folder
-            ? <tr key={row.prefix} aria-label={row.name}><th scope="row"><a href={hrefOf({ view: 'files', prefix: row.prefix })} onClick={go(row.prefix)}>{row.name}/</a></th><td>—</td><td>—</td></tr>
-            : <tr key={row.name} aria-label={row.name}><th scope="row">{row.name}</th><td>{bytes(row.size)}</td><td><time dateTime={row.lastModified}>{new Date(row.lastModified).toLocaleString()}</time></td></tr>)}
+            ? <tr key={row.prefix} aria-label={row.name}><th scope="row"><a href={hrefOf({ view: 'files', prefix: row.prefix })} onClick={go(row.prefix)}>{row.name}/</a></th><td>—</td><td>—</td><td /></tr>
+            : <tr key={row.name} aria-label={row.name}><th scope="row">{row.name}</th><td>{bytes(row.size)}</td><td><time dateTime={row.lastModified}>{new Date(row.lastModified).toLocaleString()}</time></td>
+                <td class="actions">
+                  <button type="button" aria-label={`Download ${row.name}`} onClick={() => download(row.name)}>Download</button>
+                  <button type="button" aria-label={`Delete ${row.name}`} onClick={() => remove(row.name)}>Delete</button>
+                </td>
+              </tr>)}
         </tbody>
       </table>
       {!loading && rows.length === 0 && !error && <p>This folder is empty.</p>}

@@ -1,0 +1,95 @@
+import { useRef, useState } from 'preact/hooks'
+import { Upload } from 'tus-js-client'
+import type { Api } from './api.js'
+
+interface Transfer {
+  id: number
+  name: string
+  sent: number
+  total: number
+  state: 'sending' | 'paused' | 'done' | 'failed'
+  error?: string
+}
+
+// Pieces small enough that a pause or a dropped connection loses little, large enough to be few.
+const PIECE_BYTES = 8 * 1024 * 1024
+
+/** Files sent through tus, each with its progress, pause, resume and cancel. */
+export function useUploads (api: Api, onUploaded: () => void) {
+  const [transfers, setTransfers] = useState<Transfer[]>([])
+  const uploads = useRef(new Map<number, Upload>())
+  const next = useRef(0)
+  const update = (id: number, change: Partial<Transfer>) =>
+    setTransfers((all) => all.map((transfer) => transfer.id === id ? { ...transfer, ...change } : transfer))
+
+  function start (files: Iterable<File>, prefix: string) {
+    for (const file of files) {
+      const id = next.current++
+      const { endpoint, headers } = api.uploadsEndpoint()
+      const upload = new Upload(file, {
+        endpoint,
+        headers,
+        chunkSize: PIECE_BYTES,
+        retryDelays: [1000, 3000, 5000],
+        // Resumed within the tab (pause, a dropped connection); nothing is left in localStorage.
+        storeFingerprintForResuming: false,
+        metadata: { path: prefix + file.name, contentType: file.type || 'application/octet-stream' },
+        onProgress: (sent, total) => update(id, { sent, total }),
+        onSuccess: () => {
+          update(id, { state: 'done', sent: file.size })
+          uploads.current.delete(id)
+          onUploaded()
+        },
+        onError: (error) => update(id, { state: 'failed', error: messageOf(error) })
+      })
+      uploads.current.set(id, upload)
+      setTransfers((all) => [...all, { id, name: file.name, sent: 0, total: file.size, state: 'sending' }])
+      upload.start()
+    }
+  }
+
+  return {
+    transfers,
+    start,
+    pause: (id: number) => { void uploads.current.get(id)?.abort(); update(id, { state: 'paused' }) },
+    resume: (id: number) => { uploads.current.get(id)?.start(); update(id, { state: 'sending' }) },
+    cancel: (id: number) => {
+      void uploads.current.get(id)?.abort(true)
+      uploads.current.delete(id)
+      setTransfers((all) => all.filter((transfer) => transfer.id !== id))
+    }
+  }
+}
+
+/** tus-js-client's error names the service's answer: its `{error}` says what to do. */
+function messageOf (error: Error & { originalResponse?: { getStatus (): number, getBody (): string } | null }) {
+  const body = error.originalResponse?.getBody()
+  try {
+    return (JSON.parse(body ?? '') as { error?: string }).error ?? error.message
+  } catch {
+    return error.message
+  }
+}
+
+type Uploads = ReturnType<typeof useUploads>
+
+export function Transfers ({ uploads }: { uploads: Uploads }) {
+  if (uploads.transfers.length === 0) return null
+  return (
+    <section aria-label="Uploads" class="transfers">
+      <ul>
+        {uploads.transfers.map((transfer) => (
+          <li key={transfer.id}>
+            <span>{transfer.name}</span>
+            <progress max={transfer.total} value={transfer.sent} aria-label={`Uploading ${transfer.name}`} />
+            {transfer.state === 'sending' && <button type="button" onClick={() => uploads.pause(transfer.id)}>Pause</button>}
+            {transfer.state === 'paused' && <button type="button" onClick={() => uploads.resume(transfer.id)}>Resume</button>}
+            {transfer.state !== 'done' && <button type="button" onClick={() => uploads.cancel(transfer.id)}>Cancel</button>}
+            {transfer.state === 'done' && <span>Uploaded</span>}
+            {transfer.error && <span role="alert" class="error">{transfer.error}</span>}
+          </li>
+        ))}
+      </ul>
+    </section>
+  )
+}
