@@ -32,7 +32,7 @@ for (const driver of ['fs', 's3'] as const) {
   t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, reloads a deep link, and signs out`, { skip }, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3 })
     t.teardown(close)
-    const { key } = await app.stowageKeys.create({ userId: 'alice' })
+    const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
     for (const path of ['notes.txt', 'docs/report.pdf', 'docs/deep/old.txt']) {
       const put = await app.inject({ method: 'PUT', url: `/api/raw/${path}`, headers: bearer(key), payload: `contents of ${path}` })
       t.equal(put.statusCode, 200)
