@@ -29,7 +29,7 @@ t.teardown(async () => {
 })
 
 for (const driver of ['fs', 's3'] as const) {
-  t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, reloads a deep link, and signs out`, { skip }, async (t) => {
+  t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, uploads, downloads, deletes and undoes, restores and purges from the trash, makes and revokes a key, reloads a deep link, and signs out`, { skip }, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3 })
     t.teardown(close)
     const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
@@ -101,6 +101,37 @@ for (const driver of ['fs', 's3'] as const) {
     await page.getByRole('button', { name: 'Undo' }).click()
     await table.getByRole('row', { name: 'résumé.txt' }).waitFor()
     t.equal((await app.inject({ url: '/api/raw/r%C3%A9sum%C3%A9.txt', headers: bearer(key) })).body, 'hello', 'restored')
+
+    // The trash: restore one, purge one.
+    const consoleNav = page.getByRole('navigation', { name: 'Console' })
+    await table.getByRole('button', { name: 'Delete notes.txt' }).click()
+    await table.getByRole('row', { name: 'notes.txt' }).waitFor({ state: 'detached' })
+    await consoleNav.getByRole('link', { name: 'Trash' }).click()
+    t.equal(new URL(page.url()).pathname, '/console/trash')
+    await table.getByRole('button', { name: 'Restore notes.txt' }).click()
+    await page.getByText('The trash is empty.').waitFor()
+    t.equal((await app.inject({ url: '/api/raw/notes.txt', headers: bearer(key) })).body, 'contents of notes.txt', 'restored where it was')
+    await app.inject({ method: 'DELETE', url: '/api/raw/notes.txt', headers: bearer(key) })
+    await page.reload()
+    await table.getByRole('button', { name: 'Purge notes.txt' }).click()
+    await page.getByText('The trash is empty.').waitFor()
+    t.same((await app.inject({ url: '/api/trash', headers: bearer(key) })).json().items, [], 'purged')
+
+    // API keys: the new secret is shown once, copied, works, and is revoked.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'])
+    await consoleNav.getByRole('link', { name: 'API keys' }).click()
+    await page.getByLabel('Name').fill('laptop')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    const secret = (await page.getByRole('status').locator('output').textContent())!
+    await page.getByRole('button', { name: 'Copy' }).click()
+    await page.getByRole('button', { name: 'Copied' }).waitFor()
+    t.equal(await page.evaluate(() => navigator.clipboard.readText()), secret, 'the copy button copies the secret')
+    t.equal((await app.inject({ url: '/api/usage', headers: bearer(secret) })).statusCode, 200, 'the new key works')
+    await table.getByRole('button', { name: 'Revoke laptop' }).click()
+    await table.getByRole('row', { name: 'laptop' }).waitFor({ state: 'detached' })
+    t.equal((await app.inject({ url: '/api/usage', headers: bearer(secret) })).statusCode, 401, 'revoked')
+    await consoleNav.getByRole('link', { name: 'My files' }).click()
+    await table.getByRole('row', { name: 'docs' }).waitFor()
 
     await page.goto(`${url}/console/files/docs/deep/`)
     await table.getByRole('row', { name: 'old.txt' }).waitFor()

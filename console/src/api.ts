@@ -15,6 +15,9 @@ export class ApiError extends Error {
   }
 }
 
+export interface TrashItem { id: string, key: string, size: number, deletedAt: string, expiresAt: string }
+export interface KeySummary { id: string, name: string, start: string, createdAt: string, lastUsedAt: string | null }
+
 export interface Listing {
   files: Array<{ key: string, size: number, lastModified: string, etag: string }>
   folders: string[]
@@ -54,6 +57,13 @@ export function createApi (token: () => string | undefined) {
     /** To the trash: answers the trash item's id, for Undo. */
     remove: async (path: string) => (await answer(`api/raw/${filePath(path)}`, { method: 'DELETE' })).headers.get('stowage-trash-id') ?? undefined,
     restore: (trashId: string) => call(`api/trash/${encodeURIComponent(trashId)}/restore`, json({})),
+    trash: (continuationToken?: string) =>
+      call<{ items: TrashItem[], isTruncated: boolean, continuationToken?: string }>(`api/trash${continuationToken ? `?${new URLSearchParams({ continuationToken })}` : ''}`),
+    purge: (trashId: string) => call(`api/trash/${encodeURIComponent(trashId)}`, { method: 'DELETE' }),
+    emptyTrash: () => call('api/trash', { method: 'DELETE' }),
+    keys: () => call<{ keys: KeySummary[] }>('api/keys'),
+    createKey: (name: string) => call<KeySummary & { key: string }>('api/keys', json({ name })),
+    revokeKey: (id: string) => call(`api/keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),
     /** A URL that downloads the file with no token: a signed link. */
     downloadLink: (path: string) => call<{ url: string }>('api/links', json({ path, method: 'download', expiresIn: 300 })),
     /** What tus uploads need: the endpoint and the header that signs them. */

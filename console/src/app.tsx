@@ -3,7 +3,9 @@ import { createApi } from './api.js'
 import { currentRoute, hrefOf, type Route } from './route.js'
 import { keepSession, savedSession, type Session } from './session.js'
 import { Files } from './files.js'
+import { Keys } from './keys.js'
 import { SignIn } from './sign-in.js'
+import { Trash } from './trash.js'
 
 /** The console's one place of state: the session and the route; views get what they need. */
 export function App () {
@@ -26,16 +28,30 @@ export function App () {
     setRoute(next)
   }
 
+  const signOut = () => signIn(undefined)
+  const link = (target: Route, label: string) => (
+    <a href={hrefOf(target)} aria-current={target.view === route.view ? 'page' : undefined}
+      onClick={(event) => { event.preventDefault(); navigate(target) }}>{label}</a>
+  )
+
   return (
     <>
       <header>
-        <a class="brand" href={hrefOf({ view: 'files', prefix: '' })} onClick={(event) => { event.preventDefault(); navigate({ view: 'files', prefix: '' }) }}>Stowage</a>
-        {session && <button type="button" onClick={() => signIn(undefined)}>Sign out</button>}
+        <span class="brand">Stowage</span>
+        {session && (
+          <nav aria-label="Console">
+            {link({ view: 'files', prefix: '' }, 'My files')}
+            {link({ view: 'trash' }, 'Trash')}
+            {link({ view: 'keys' }, 'API keys')}
+            <button type="button" onClick={signOut}>Sign out</button>
+          </nav>
+        )}
       </header>
       <main>
-        {session
-          ? <Files api={api} prefix={route.prefix} navigate={navigate} onUnauthorized={() => signIn(undefined)} />
-          : <SignIn onSignedIn={signIn} />}
+        {!session && <SignIn onSignedIn={signIn} />}
+        {session && route.view === 'files' && <Files api={api} prefix={route.prefix} navigate={navigate} onUnauthorized={signOut} />}
+        {session && route.view === 'trash' && <Trash api={api} onUnauthorized={signOut} />}
+        {session && route.view === 'keys' && <Keys api={api} onUnauthorized={signOut} />}
       </main>
     </>
   )

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { ApiError, type Api, type Listing } from './api.js'
+import type { Api, Listing } from './api.js'
 import { hrefOf, type Route } from './route.js'
 import { Transfers, useUploads } from './uploads.js'
+import { useAction } from './use-action.js'
 
 interface FilesProps {
   api: Api
@@ -27,38 +28,24 @@ const bytes = (size: number) => size < 1024 ? `${size} B` : size < 1024 ** 2 ? `
 export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const [rows, setRows] = useState<Row[]>([])
   const [next, setNext] = useState<string>()
-  const [error, setError] = useState<string>()
   const [loading, setLoading] = useState(true)
+  const { error, attempt } = useAction(onUnauthorized)
   const [undo, setUndo] = useState<{ name: string, trashId: string }>()
   const chooser = useRef<HTMLInputElement>(null)
   const uploads = useUploads(api, () => { void load() })
 
-  async function load (continuationToken?: string) {
+  const load = (continuationToken?: string) => attempt(async () => {
     setLoading(true)
-    setError(undefined)
     try {
       const listing = await api.list(prefix, continuationToken)
       setRows((shown) => [...(continuationToken ? shown : []), ...rowsOf(prefix, listing)])
       setNext(listing.isTruncated ? listing.continuationToken : undefined)
-    } catch (failure) {
-      if (failure instanceof ApiError && failure.status === 401) onUnauthorized()
-      setError((failure as Error).message)
     } finally {
       setLoading(false)
     }
-  }
+  })
   useEffect(() => { setRows([]); void load() }, [prefix])
 
-  /** Runs an action on the user's behalf, its refusal shown as what they can do. */
-  async function attempt (action: () => Promise<void>) {
-    setError(undefined)
-    try {
-      await action()
-    } catch (failure) {
-      if (failure instanceof ApiError && failure.status === 401) onUnauthorized()
-      setError((failure as Error).message)
-    }
-  }
   const download = (name: string) => attempt(async () => {
     const { url } = await api.downloadLink(prefix + name)
     // Same origin (a link Stowage serves), this downloads; a store's own link (S3 presigned) opens

@@ -1,13 +1,14 @@
 // The console's URLs: `files/<prefix>` under where it is mounted, so that a folder is a deep link
 // and the browser's back and forward move between folders.
 
-export type Route = { view: 'files', prefix: string }
+export type Route = { view: 'files', prefix: string } | { view: 'trash' } | { view: 'keys' }
 
 const base = () => new URL(document.baseURI).pathname
 
 export function currentRoute (): Route {
   const path = decodeURIComponent(location.pathname.slice(base().length))
+  if (path === 'trash' || path === 'keys') return { view: path }
   return { view: 'files', prefix: path.startsWith('files/') ? path.slice('files/'.length) : '' }
 }
 
-export const hrefOf = (route: Route) => base() + 'files/' + route.prefix.split('/').map(encodeURIComponent).join('/')
+export const hrefOf = (route: Route) => base() + (route.view === 'files' ? 'files/' + route.prefix.split('/').map(encodeURIComponent).join('/') : route.view)

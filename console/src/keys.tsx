@@ -1,0 +1,60 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { Api, KeySummary } from './api.js'
+import { useAction } from './use-action.js'
+
+/** API keys: a new one's secret is shown once, with a copy button; others are listed and revoked. */
+export function Keys ({ api, onUnauthorized }: { api: Api, onUnauthorized: () => void }) {
+  const [keys, setKeys] = useState<KeySummary[]>([])
+  const [name, setName] = useState('')
+  const [created, setCreated] = useState<string>()
+  const [copied, setCopied] = useState(false)
+  const { error, attempt } = useAction(onUnauthorized)
+  const load = () => attempt(async () => setKeys((await api.keys()).keys))
+  useEffect(() => { void load() }, [])
+
+  const create = (event: Event) => {
+    event.preventDefault()
+    void attempt(async () => {
+      setCreated((await api.createKey(name.trim())).key)
+      setCopied(false)
+      setName('')
+      await load()
+    })
+  }
+  const copy = () => attempt(async () => {
+    await navigator.clipboard.writeText(created!)
+    setCopied(true)
+  })
+
+  return (
+    <section aria-labelledby="keys-title">
+      <h1 id="keys-title">API keys</h1>
+      {error && <p role="alert" class="error">{error}</p>}
+      <form class="inline" onSubmit={create}>
+        <label for="key-name">Name</label>
+        <input id="key-name" value={name} maxLength={200} onInput={(event) => setName(event.currentTarget.value)} />
+        <button type="submit">Create key</button>
+      </form>
+      {created && (
+        <div role="status" class="secret">
+          <p>Your new key, shown this once: keep it somewhere safe.</p>
+          <output aria-label="New key">{created}</output>
+          <button type="button" onClick={copy}>{copied ? 'Copied' : 'Copy'}</button>
+        </div>
+      )}
+      <table aria-labelledby="keys-title">
+        <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Last used</th><th scope="col"><span class="hidden">Actions</span></th></tr></thead>
+        <tbody>
+          {keys.map((key) => (
+            <tr key={key.id} aria-label={key.name || key.start}>
+              <th scope="row">{key.name || '(no name)'}</th>
+              <td><code>{key.start}…</code></td>
+              <td>{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : 'never'}</td>
+              <td class="actions"><button type="button" aria-label={`Revoke ${key.name || key.start}`} onClick={() => attempt(async () => { await api.revokeKey(key.id); await load() })}>Revoke</button></td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  )
+}
