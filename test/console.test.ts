@@ -29,7 +29,7 @@ t.teardown(async () => {
 })
 
 for (const driver of ['fs', 's3'] as const) {
-  t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, uploads, downloads, deletes and undoes, restores and purges from the trash, makes and revokes a key, reloads a deep link, and signs out`, { skip }, async (t) => {
+  t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, uploads, downloads, deletes and undoes, renames, moves, opens a new folder, restores and purges from the trash, makes and revokes a key, reloads a deep link, and signs out`, { skip }, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3 })
     t.teardown(close)
     const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
@@ -102,6 +102,25 @@ for (const driver of ['fs', 's3'] as const) {
     await table.getByRole('row', { name: 'résumé.txt' }).waitFor()
     t.equal((await app.inject({ url: '/api/raw/r%C3%A9sum%C3%A9.txt', headers: bearer(key) })).body, 'hello', 'restored')
 
+    // Rename a file, move a folder (by its path from My files), open a new folder.
+    await table.getByRole('link', { name: 'docs/' }).click()
+    await table.getByRole('button', { name: 'Rename report.pdf' }).click()
+    await page.getByRole('dialog', { name: 'Rename report.pdf' }).getByLabel('New name').fill('summary.pdf')
+    await page.getByRole('dialog').getByRole('button', { name: 'Rename' }).click()
+    await table.getByRole('row', { name: 'summary.pdf' }).waitFor()
+    t.equal((await app.inject({ url: '/api/raw/docs/summary.pdf', headers: bearer(key) })).body, 'contents of docs/report.pdf', 'renamed on the server')
+    await table.getByRole('button', { name: 'Move deep' }).click()
+    await page.getByRole('dialog', { name: 'Move deep' }).getByLabel('Move to').fill('archive/deep')
+    await page.getByRole('dialog').getByRole('button', { name: 'Move' }).click()
+    await table.getByRole('row', { name: 'deep' }).waitFor({ state: 'detached' })
+    t.equal((await app.inject({ url: '/api/raw/archive/deep/old.txt', headers: bearer(key) })).body, 'contents of docs/deep/old.txt', 'the folder moved')
+    await page.getByRole('button', { name: 'New folder' }).click()
+    await page.getByRole('dialog', { name: 'New folder' }).getByLabel('Folder name').fill('empty')
+    await page.getByRole('dialog').getByRole('button', { name: 'Create' }).click()
+    await page.getByText('This folder is empty.').waitFor()
+    t.equal(new URL(page.url()).pathname, '/console/files/docs/empty/')
+    await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: 'My files' }).click()
+
     // The trash: restore one, purge one.
     const consoleNav = page.getByRole('navigation', { name: 'Console' })
     await table.getByRole('button', { name: 'Delete notes.txt' }).click()
@@ -133,7 +152,7 @@ for (const driver of ['fs', 's3'] as const) {
     await consoleNav.getByRole('link', { name: 'My files' }).click()
     await table.getByRole('row', { name: 'docs' }).waitFor()
 
-    await page.goto(`${url}/console/files/docs/deep/`)
+    await page.goto(`${url}/console/files/archive/deep/`)
     await table.getByRole('row', { name: 'old.txt' }).waitFor()
     t.pass('a reloaded deep link keeps the tab\'s session and opens its folder')
     const stored = await page.evaluate(() => ({ local: localStorage.length, session: Object.keys(sessionStorage) }))

@@ -61,6 +61,10 @@ export function createApi (token: () => string | undefined) {
       call<{ items: TrashItem[], isTruncated: boolean, continuationToken?: string }>(`api/trash${continuationToken ? `?${new URLSearchParams({ continuationToken })}` : ''}`),
     purge: (trashId: string) => call(`api/trash/${encodeURIComponent(trashId)}`, { method: 'DELETE' }),
     emptyTrash: () => call('api/trash', { method: 'DELETE' }),
+    /** A file or, `from` ending in `/`, a folder, moved: a folder's move is sent again until it is done. */
+    async move (from: string, to: string) {
+      while ((await call<{ isTruncated?: boolean }>('api/moves', json({ from, to }))).isTruncated);
+    },
     keys: () => call<{ keys: KeySummary[] }>('api/keys'),
     createKey: (name: string) => call<KeySummary & { key: string }>('api/keys', json({ name })),
     revokeKey: (id: string) => call(`api/keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),

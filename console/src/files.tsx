@@ -3,6 +3,7 @@ import type { Api, Listing } from './api.js'
 import { hrefOf, type Route } from './route.js'
 import { Transfers, useUploads } from './uploads.js'
 import { useAction } from './use-action.js'
+import { AskName } from './ask-name.js'
 
 interface FilesProps {
   api: Api
@@ -31,6 +32,8 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const [loading, setLoading] = useState(true)
   const { error, attempt } = useAction(onUnauthorized)
   const [undo, setUndo] = useState<{ name: string, trashId: string }>()
+  // What a dialog is asking for: a new folder's name, or where a file or folder goes.
+  const [asking, setAsking] = useState<{ kind: 'folder' } | { kind: 'rename' | 'move', row: Row }>()
   const chooser = useRef<HTMLInputElement>(null)
   const uploads = useUploads(api, () => { void load() })
 
@@ -64,11 +67,32 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     await load()
   })
 
+  const keyOf = (row: Row) => prefix + row.name + (row.folder ? '/' : '')
+  async function answer (name: string | undefined) {
+    const question = asking
+    setAsking(undefined)
+    if (!name || !question) return
+    // An object store has no empty folders: a new one is opened, and is kept once a file is in it.
+    if (question.kind === 'folder') return navigate({ view: 'files', prefix: `${prefix}${name.replace(/\/+$/, '')}/` })
+    const { row } = question
+    const to = question.kind === 'rename' ? prefix + name : name.replace(/^\/+/, '')
+    await attempt(async () => {
+      await api.move(keyOf(row), row.folder ? to.replace(/\/*$/, '/') : to)
+      await load()
+    })
+  }
+
   const go = (target: string) => (event: MouseEvent) => {
     event.preventDefault()
     navigate({ view: 'files', prefix: target })
   }
   const crumbs = prefix.split('/').filter(Boolean)
+  const rowActions = (row: Row) => (
+    <>
+      <button type="button" aria-label={`Rename ${row.name}`} onClick={() => setAsking({ kind: 'rename', row })}>Rename</button>
+      <button type="button" aria-label={`Move ${row.name}`} onClick={() => setAsking({ kind: 'move', row })}>Move</button>
+    </>
+  )
 
   return (
     <section aria-labelledby="folder-title">
@@ -84,22 +108,29 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       <h1 id="folder-title">{crumbs.at(-1) ?? 'My files'}</h1>
       <div class="toolbar">
         <button type="button" onClick={() => chooser.current?.click()}>Upload</button>
+        <button type="button" onClick={() => setAsking({ kind: 'folder' })}>New folder</button>
         <input ref={chooser} type="file" multiple hidden onChange={(event) => {
           uploads.start(event.currentTarget.files ?? [], prefix)
           event.currentTarget.value = ''
         }} />
       </div>
       <Transfers uploads={uploads} />
+      {asking?.kind === 'folder' && <AskName title="New folder" label="Folder name" initial="" action="Create" onAnswer={answer} />}
+      {asking && asking.kind !== 'folder' && (
+        <AskName title={`${asking.kind === 'rename' ? 'Rename' : 'Move'} ${asking.row.name}`} label={asking.kind === 'rename' ? 'New name' : 'Move to (a path from My files)'}
+          initial={asking.kind === 'rename' ? asking.row.name : keyOf(asking.row)} action={asking.kind === 'rename' ? 'Rename' : 'Move'} onAnswer={answer} />
+      )}
       {error && <p role="alert" class="error">{error}</p>}
       {undo && <p role="status">{undo.name} is in the trash. <button type="button" onClick={restore}>Undo</button></p>}
       <table aria-labelledby="folder-title">
         <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Modified</th><th scope="col"><span class="hidden">Actions</span></th></tr></thead>
         <tbody>
           {rows.map((row) => row.folder
-            ? <tr key={row.prefix} aria-label={row.name}><th scope="row"><a href={hrefOf({ view: 'files', prefix: row.prefix })} onClick={go(row.prefix)}>{row.name}/</a></th><td>—</td><td>—</td><td /></tr>
+            ? <tr key={row.prefix} aria-label={row.name}><th scope="row"><a href={hrefOf({ view: 'files', prefix: row.prefix })} onClick={go(row.prefix)}>{row.name}/</a></th><td>—</td><td>—</td><td class="actions">{rowActions(row)}</td></tr>
             : <tr key={row.name} aria-label={row.name}><th scope="row">{row.name}</th><td>{bytes(row.size)}</td><td><time dateTime={row.lastModified}>{new Date(row.lastModified).toLocaleString()}</time></td>
                 <td class="actions">
                   <button type="button" aria-label={`Download ${row.name}`} onClick={() => download(row.name)}>Download</button>
+                  {rowActions(row)}
                   <button type="button" aria-label={`Delete ${row.name}`} onClick={() => remove(row.name)}>Delete</button>
                 </td>
               </tr>)}

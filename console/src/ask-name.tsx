@@ -1,0 +1,34 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+
+interface AskNameProps {
+  title: string
+  label: string
+  initial: string
+  action: string
+  onAnswer: (name: string | undefined) => void
+}
+
+/** A modal dialog asking for a name or a path: focus stays inside it until it is answered or cancelled. */
+export function AskName ({ title, label, initial, action, onAnswer }: AskNameProps) {
+  const dialog = useRef<HTMLDialogElement>(null)
+  const [value, setValue] = useState(initial)
+  useEffect(() => { dialog.current?.showModal() }, [])
+  const submit = (event: Event) => {
+    event.preventDefault()
+    const name = value.trim()
+    if (name) onAnswer(name)
+  }
+  return (
+    <dialog ref={dialog} aria-labelledby="ask-title" onClose={() => onAnswer(undefined)}>
+      <form onSubmit={submit}>
+        <h2 id="ask-title">{title}</h2>
+        <label for="ask-value">{label}</label>
+        <input id="ask-value" value={value} required onInput={(event) => setValue(event.currentTarget.value)} />
+        <div class="inline">
+          <button type="submit">{action}</button>
+          <button type="button" onClick={() => dialog.current?.close()}>Cancel</button>
+        </div>
+      </form>
+    </dialog>
+  )
+}
