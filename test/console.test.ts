@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify from 'fastify'
 import t from 'tap'
-import { chromium, type Browser } from 'playwright-core'
+import { chromium, type Browser, type Page } from 'playwright-core'
 import { stowage } from '../plugins/stowage.js'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { startS3Server } from './helpers/s3.js'
@@ -27,6 +28,16 @@ t.teardown(async () => {
   await s3?.close()
   await rm(profiles, { recursive: true, force: true })
 })
+
+const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+/** axe-core's serious and critical violations on the page as it is (evaluated through the browser's
+ *  debugging protocol, which the page's Content-Security-Policy does not govern). */
+async function accessibilityProblems (page: Page): Promise<string[]> {
+  await page.evaluate(AXE)
+  const violations = await page.evaluate(async () => (await (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string, impact: string, nodes: unknown[] }> }> } }).axe.run()).violations)
+  return violations.filter((violation) => ['serious', 'critical'].includes(violation.impact)).map((violation) => `${violation.id} (${violation.nodes.length})`)
+}
 
 for (const driver of ['fs', 's3'] as const) {
   t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, uploads, downloads, deletes and undoes, renames, moves, opens a new folder, restores and purges from the trash, makes and revokes a key, reloads a deep link, and signs out`, { skip }, async (t) => {
@@ -50,6 +61,7 @@ for (const driver of ['fs', 's3'] as const) {
     t.match(answer!.headers()['content-security-policy'], /script-src 'self';.*frame-ancestors 'none'/)
     t.notMatch(answer!.headers()['content-security-policy'], /unsafe-inline|unsafe-eval/)
 
+    const a11y: Record<string, string[]> = { 'sign-in': await accessibilityProblems(page) }
     await page.getByLabel('API key').fill('stw_not-a-key')
     await page.getByRole('button', { name: 'Sign in with an API key' }).click()
     await page.getByRole('alert').filter({ hasText: 'not accepted' }).waitFor()
@@ -61,6 +73,7 @@ for (const driver of ['fs', 's3'] as const) {
     await table.getByRole('link', { name: 'docs/' }).click()
     await table.getByRole('row', { name: 'report.pdf' }).waitFor()
     t.equal(new URL(page.url()).pathname, '/console/files/docs/', 'a folder is a deep link')
+    a11y.files = await accessibilityProblems(page)
     await table.getByRole('link', { name: 'deep/' }).click()
     await table.getByRole('row', { name: 'old.txt' }).waitFor()
 
@@ -105,6 +118,7 @@ for (const driver of ['fs', 's3'] as const) {
     // Rename a file, move a folder (by its path from My files), open a new folder.
     await table.getByRole('link', { name: 'docs/' }).click()
     await table.getByRole('button', { name: 'Rename report.pdf' }).click()
+    a11y.dialog = await accessibilityProblems(page)
     await page.getByRole('dialog', { name: 'Rename report.pdf' }).getByLabel('New name').fill('summary.pdf')
     await page.getByRole('dialog').getByRole('button', { name: 'Rename' }).click()
     await table.getByRole('row', { name: 'summary.pdf' }).waitFor()
@@ -127,6 +141,7 @@ for (const driver of ['fs', 's3'] as const) {
     await table.getByRole('row', { name: 'notes.txt' }).waitFor({ state: 'detached' })
     await consoleNav.getByRole('link', { name: 'Trash' }).click()
     t.equal(new URL(page.url()).pathname, '/console/trash')
+    a11y.trash = await accessibilityProblems(page)
     await table.getByRole('button', { name: 'Restore notes.txt' }).click()
     await page.getByText('The trash is empty.').waitFor()
     t.equal((await app.inject({ url: '/api/raw/notes.txt', headers: bearer(key) })).body, 'contents of notes.txt', 'restored where it was')
@@ -145,6 +160,7 @@ for (const driver of ['fs', 's3'] as const) {
     await page.getByRole('button', { name: 'Copy' }).click()
     await page.getByRole('button', { name: 'Copied' }).waitFor()
     t.equal(await page.evaluate(() => navigator.clipboard.readText()), secret, 'the copy button copies the secret')
+    a11y.keys = await accessibilityProblems(page)
     t.equal((await app.inject({ url: '/api/usage', headers: bearer(secret) })).statusCode, 200, 'the new key works')
     await table.getByRole('button', { name: 'Revoke laptop' }).click()
     await table.getByRole('row', { name: 'laptop' }).waitFor({ state: 'detached' })
@@ -161,6 +177,7 @@ for (const driver of ['fs', 's3'] as const) {
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('button', { name: 'Sign in with an API key' }).waitFor()
     t.same(await page.evaluate(() => sessionStorage.length), 0, 'signing out forgets it')
+    t.same(a11y, { 'sign-in': [], files: [], dialog: [], trash: [], keys: [] }, 'axe-core finds no serious or critical violation on any view')
     // The browser reports the refused key's 401 itself; nothing else may appear.
     t.same(problems.filter((text) => !/status of 401/.test(text)), [], 'no script error, no missing file and no Content-Security-Policy violation')
 
