@@ -101,6 +101,13 @@ for (const driver of ['fs', 's3'] as const) {
     t.ok(uploaded.rawPayload.equals(photo), 'the upload is stored byte for byte')
     t.equal(uploaded.headers['content-type'], 'image/jpeg')
 
+    await page.getByText(/^3\.0 MiB used$/).waitFor()
+    await table.getByRole('button', { name: /^Size/ }).click()
+    await table.getByRole('button', { name: /^Size/ }).click()
+    t.equal(await table.getByRole('columnheader', { name: 'Size' }).getAttribute('aria-sort'), 'descending')
+    t.equal(await table.getByRole('row').nth(1).getAttribute('aria-label'), 'photo.jpg', 'sorted by size, largest first')
+    await table.getByRole('button', { name: /^Name/ }).click()
+
     // Download through a signed link: Stowage's own downloads, a store's opens in a tab.
     const downloaded = driver === 'fs'
       ? await readFile(await (await Promise.all([page.waitForEvent('download'), table.getByRole('button', { name: 'Download photo.jpg' }).click()]))[0].path())

@@ -23,7 +23,20 @@ function rowsOf (prefix: string, listing: Listing): Row[] {
   return [...folders, ...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
-const bytes = (size: number) => size < 1024 ? `${size} B` : size < 1024 ** 2 ? `${(size / 1024).toFixed(1)} KiB` : `${(size / 1024 ** 2).toFixed(1)} MiB`
+const bytes = (size: number) => size < 1024 ? `${size} B` : size < 1024 ** 2 ? `${(size / 1024).toFixed(1)} KiB` : size < 1024 ** 3 ? `${(size / 1024 ** 2).toFixed(1)} MiB` : `${(size / 1024 ** 3).toFixed(1)} GiB`
+
+type SortKey = 'name' | 'size' | 'date'
+const sortValue = (row: Row, key: SortKey): string | number =>
+  key === 'name' ? row.name : row.folder ? -1 : key === 'size' ? row.size : row.lastModified
+
+/** The rows shown sorted by a column, folders first when sorting by size or date. */
+function sorted (rows: Row[], { key, descending }: { key: SortKey, descending: boolean }) {
+  const order = rows.slice().sort((a, b) => {
+    const [x, y] = [sortValue(a, key), sortValue(b, key)]
+    return x < y ? -1 : x > y ? 1 : 0
+  })
+  return descending ? order.reverse() : order
+}
 
 /** One folder: breadcrumbs, then its files and folders a page at a time. */
 export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
@@ -32,6 +45,8 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const [loading, setLoading] = useState(true)
   const { error, attempt } = useAction(onUnauthorized)
   const [undo, setUndo] = useState<{ name: string, trashId: string }>()
+  const [sort, setSort] = useState<{ key: SortKey, descending: boolean }>({ key: 'name', descending: false })
+  const [usage, setUsage] = useState<{ usedBytes: number, quotaBytes: number | null }>()
   // What a dialog is asking for: a new folder's name, or where a file or folder goes.
   const [asking, setAsking] = useState<{ kind: 'folder' } | { kind: 'rename' | 'move', row: Row }>()
   const chooser = useRef<HTMLInputElement>(null)
@@ -40,7 +55,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const load = (continuationToken?: string) => attempt(async () => {
     setLoading(true)
     try {
-      const listing = await api.list(prefix, continuationToken)
+      const [listing] = await Promise.all([api.list(prefix, continuationToken), continuationToken ? undefined : api.usage().then(setUsage)])
       setRows((shown) => [...(continuationToken ? shown : []), ...rowsOf(prefix, listing)])
       setNext(listing.isTruncated ? listing.continuationToken : undefined)
     } finally {
@@ -87,6 +102,13 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     navigate({ view: 'files', prefix: target })
   }
   const crumbs = prefix.split('/').filter(Boolean)
+  const column = (key: SortKey, label: string) => (
+    <th scope="col" aria-sort={sort.key === key ? (sort.descending ? 'descending' : 'ascending') : undefined}>
+      <button type="button" class="sort" onClick={() => setSort({ key, descending: sort.key === key && !sort.descending })}>
+        {label}<span aria-hidden="true">{sort.key === key ? (sort.descending ? ' ▼' : ' ▲') : ''}</span>
+      </button>
+    </th>
+  )
   const rowActions = (row: Row) => (
     <>
       <button type="button" aria-label={`Rename ${row.name}`} onClick={() => setAsking({ kind: 'rename', row })}>Rename</button>
@@ -106,6 +128,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         </ol>
       </nav>
       <h1 id="folder-title">{crumbs.at(-1) ?? 'My files'}</h1>
+      {usage && <p class="usage">{bytes(usage.usedBytes)} used{usage.quotaBytes === null ? '' : ` of ${bytes(usage.quotaBytes)}`}</p>}
       <div class="toolbar">
         <button type="button" onClick={() => chooser.current?.click()}>Upload</button>
         <button type="button" onClick={() => setAsking({ kind: 'folder' })}>New folder</button>
@@ -123,9 +146,9 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       {error && <p role="alert" class="error">{error}</p>}
       {undo && <p role="status">{undo.name} is in the trash. <button type="button" onClick={restore}>Undo</button></p>}
       <table aria-labelledby="folder-title">
-        <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Modified</th><th scope="col"><span class="hidden">Actions</span></th></tr></thead>
+        <thead><tr>{column('name', 'Name')}{column('size', 'Size')}{column('date', 'Modified')}<th scope="col"><span class="hidden">Actions</span></th></tr></thead>
         <tbody>
-          {rows.map((row) => row.folder
+          {sorted(rows, sort).map((row) => row.folder
             ? <tr key={row.prefix} aria-label={row.name}><th scope="row"><a href={hrefOf({ view: 'files', prefix: row.prefix })} onClick={go(row.prefix)}>{row.name}/</a></th><td>—</td><td>—</td><td class="actions">{rowActions(row)}</td></tr>
             : <tr key={row.name} aria-label={row.name}><th scope="row">{row.name}</th><td>{bytes(row.size)}</td><td><time dateTime={row.lastModified}>{new Date(row.lastModified).toLocaleString()}</time></td>
                 <td class="actions">
