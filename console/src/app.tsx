@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks'
 import { createApi } from './api.js'
-import { currentRoute, hrefOf, type Route } from './route.js'
+import { currentRoute, following, hrefOf, type Route } from './route.js'
 import { keepSession, savedSession, type Session } from './session.js'
 import { Files } from './files.js'
 import { Keys } from './keys.js'
@@ -31,7 +31,7 @@ export function App () {
   const signOut = () => signIn(undefined)
   const link = (target: Route, label: string) => (
     <a href={hrefOf(target)} aria-current={target.view === route.view ? 'page' : undefined}
-      onClick={(event) => { event.preventDefault(); navigate(target) }}>{label}</a>
+      onClick={following(navigate, target)}>{label}</a>
   )
 
   return (

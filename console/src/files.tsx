@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Api, Listing } from './api.js'
-import { hrefOf, type Route } from './route.js'
+import { Breadcrumbs } from './breadcrumbs.js'
+import { following, hrefOf, type Route } from './route.js'
 import { Transfers, useUploads } from './uploads.js'
 import { useAction } from './use-action.js'
 import { AskName } from './ask-name.js'
@@ -97,11 +98,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     })
   }
 
-  const go = (target: string) => (event: MouseEvent) => {
-    event.preventDefault()
-    navigate({ view: 'files', prefix: target })
-  }
-  const crumbs = prefix.split('/').filter(Boolean)
+  const folderName = prefix.split('/').filter(Boolean).at(-1)
   const column = (key: SortKey, label: string) => (
     <th scope="col" aria-sort={sort.key === key ? (sort.descending ? 'descending' : 'ascending') : undefined}>
       <button type="button" class="sort" onClick={() => setSort({ key, descending: sort.key === key && !sort.descending })}>
@@ -118,16 +115,8 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
 
   return (
     <section aria-labelledby="folder-title">
-      <nav aria-label="Breadcrumbs">
-        <ol class="crumbs">
-          <li><a href={hrefOf({ view: 'files', prefix: '' })} onClick={go('')}>My files</a></li>
-          {crumbs.map((crumb, i) => {
-            const target = crumbs.slice(0, i + 1).join('/') + '/'
-            return <li key={target}><a href={hrefOf({ view: 'files', prefix: target })} onClick={go(target)} aria-current={target === prefix ? 'page' : undefined}>{crumb}</a></li>
-          })}
-        </ol>
-      </nav>
-      <h1 id="folder-title">{crumbs.at(-1) ?? 'My files'}</h1>
+      <Breadcrumbs prefix={prefix} navigate={navigate} />
+      <h1 id="folder-title">{folderName ?? 'My files'}</h1>
       {usage && <p class="usage">{bytes(usage.usedBytes)} used{usage.quotaBytes === null ? '' : ` of ${bytes(usage.quotaBytes)}`}</p>}
       <div class="toolbar">
         <button type="button" onClick={() => chooser.current?.click()}>Upload</button>
@@ -149,7 +138,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         <thead><tr>{column('name', 'Name')}{column('size', 'Size')}{column('date', 'Modified')}<th scope="col"><span class="hidden">Actions</span></th></tr></thead>
         <tbody>
           {sorted(rows, sort).map((row) => row.folder
-            ? <tr key={row.prefix} aria-label={row.name}><th scope="row"><a href={hrefOf({ view: 'files', prefix: row.prefix })} onClick={go(row.prefix)}>{row.name}/</a></th><td>—</td><td>—</td><td class="actions">{rowActions(row)}</td></tr>
+            ? <tr key={row.prefix} aria-label={row.name}><th scope="row"><a href={hrefOf({ view: 'files', prefix: row.prefix })} onClick={following(navigate, { view: 'files', prefix: row.prefix })}>{row.name}/</a></th><td>—</td><td>—</td><td class="actions">{rowActions(row)}</td></tr>
             : <tr key={row.name} aria-label={row.name}><th scope="row">{row.name}</th><td>{bytes(row.size)}</td><td><time dateTime={row.lastModified}>{new Date(row.lastModified).toLocaleString()}</time></td>
                 <td class="actions">
                   <button type="button" aria-label={`Download ${row.name}`} onClick={() => download(row.name)}>Download</button>

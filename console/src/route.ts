@@ -12,3 +12,9 @@ export function currentRoute (): Route {
 }
 
 export const hrefOf = (route: Route) => base() + (route.view === 'files' ? 'files/' + route.prefix.split('/').map(encodeURIComponent).join('/') : route.view)
+
+/** A link's click, kept in the page: the route is pushed instead of the page being loaded again. */
+export const following = (navigate: (route: Route) => void, route: Route) => (event: MouseEvent) => {
+  event.preventDefault()
+  navigate(route)
+}
