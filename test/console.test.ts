@@ -40,7 +40,7 @@ async function accessibilityProblems (page: Page): Promise<string[]> {
 }
 
 for (const driver of ['fs', 's3'] as const) {
-  t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, uploads, downloads, deletes and undoes, renames, moves, opens a new folder, restores and purges from the trash, makes and revokes a key, reloads a deep link, and signs out`, { skip }, async (t) => {
+  t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, uploads, downloads, shares, deletes and undoes, renames, moves, opens a new folder, restores and purges from the trash, makes and revokes a key, reloads a deep link, and signs out`, { skip }, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3 })
     t.teardown(close)
     const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
@@ -114,6 +114,23 @@ for (const driver of ['fs', 's3'] as const) {
       : Buffer.from(await (await fetch((await Promise.all([page.waitForEvent('popup'), table.getByRole('button', { name: 'Download photo.jpg' }).click()]))[0].url())).arrayBuffer())
     t.ok(downloaded.equals(photo), 'the downloaded bytes are the file\'s')
 
+    // Share: a download link, copied, opened in a fresh browser context with no credentials.
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'])
+    await table.getByRole('button', { name: 'Share photo.jpg' }).click()
+    const share = page.getByRole('dialog', { name: 'Share photo.jpg' })
+    await share.getByLabel('For').selectOption({ label: 'An hour' })
+    await share.getByRole('button', { name: 'Create link' }).click()
+    await share.getByRole('button', { name: 'Copy link' }).click()
+    await share.getByRole('button', { name: 'Copied' }).waitFor()
+    const shared = await page.evaluate(() => navigator.clipboard.readText())
+    t.equal(shared, await share.getByLabel('Link').textContent())
+    a11y.share = await accessibilityProblems(page)
+    await share.getByRole('button', { name: 'Close' }).click()
+    const stranger = await browser!.newContext()
+    const opened = await (await stranger.newPage()).goto(shared)
+    t.ok((await opened!.body()).equals(photo), 'the shared link serves the file to someone signed in nowhere')
+    await stranger.close()
+
     // Delete into the trash, then Undo.
     await table.getByRole('button', { name: 'Delete résumé.txt' }).click()
     await page.getByRole('status').filter({ hasText: 'résumé.txt is in the trash' }).waitFor()
@@ -159,7 +176,6 @@ for (const driver of ['fs', 's3'] as const) {
     t.same((await app.inject({ url: '/api/trash', headers: bearer(key) })).json().items, [], 'purged')
 
     // API keys: the new secret is shown once, copied, works, and is revoked.
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'])
     await consoleNav.getByRole('link', { name: 'API keys' }).click()
     await page.getByLabel('Name').fill('laptop')
     await page.getByRole('button', { name: 'Create key' }).click()
@@ -184,7 +200,7 @@ for (const driver of ['fs', 's3'] as const) {
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('button', { name: 'Sign in with an API key' }).waitFor()
     t.same(await page.evaluate(() => sessionStorage.length), 0, 'signing out forgets it')
-    t.same(a11y, { 'sign-in': [], files: [], dialog: [], trash: [], keys: [] }, 'axe-core finds no serious or critical violation on any view')
+    t.same(a11y, { 'sign-in': [], files: [], share: [], dialog: [], trash: [], keys: [] }, 'axe-core finds no serious or critical violation on any view')
     // The browser reports the refused key's 401 itself; nothing else may appear.
     t.same(problems.filter((text) => !/status of 401/.test(text)), [], 'no script error, no missing file and no Content-Security-Policy violation')
 

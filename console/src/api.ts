@@ -68,8 +68,9 @@ export function createApi (token: () => string | undefined) {
     keys: () => call<{ keys: KeySummary[] }>('api/keys'),
     createKey: (name: string) => call<KeySummary & { key: string }>('api/keys', json({ name })),
     revokeKey: (id: string) => call(`api/keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-    /** A URL that downloads the file with no token: a signed link. */
-    downloadLink: (path: string) => call<{ url: string }>('api/links', json({ path, method: 'download', expiresIn: 300 })),
+    /** A signed link: a URL that downloads the file, or takes one upload of it, with no token. */
+    link: (path: string, method: 'download' | 'upload', expiresIn: number) =>
+      call<{ url: string, expiresAt: string }>('api/links', json({ path, method, expiresIn })),
     /** What tus uploads need: the endpoint and the header that signs them. */
     uploadsEndpoint: () => ({ endpoint: serviceUrl('api/uploads').href, headers: { authorization: `Bearer ${token()}` } })
   }

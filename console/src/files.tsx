@@ -5,6 +5,7 @@ import { following, hrefOf, type Route } from './route.js'
 import { Transfers, useUploads } from './uploads.js'
 import { useAction } from './use-action.js'
 import { AskName } from './ask-name.js'
+import { Share } from './share.js'
 
 interface FilesProps {
   api: Api
@@ -49,7 +50,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const [sort, setSort] = useState<{ key: SortKey, descending: boolean }>({ key: 'name', descending: false })
   const [usage, setUsage] = useState<{ usedBytes: number, quotaBytes: number | null }>()
   // What a dialog is asking for: a new folder's name, or where a file or folder goes.
-  const [asking, setAsking] = useState<{ kind: 'folder' } | { kind: 'rename' | 'move', row: Row }>()
+  const [asking, setAsking] = useState<{ kind: 'folder' } | { kind: 'rename' | 'move' | 'share', row: Row }>()
   const chooser = useRef<HTMLInputElement>(null)
   const uploads = useUploads(api, () => { void load() })
 
@@ -66,7 +67,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   useEffect(() => { setRows([]); void load() }, [prefix])
 
   const download = (name: string) => attempt(async () => {
-    const { url } = await api.downloadLink(prefix + name)
+    const { url } = await api.link(prefix + name, 'download', 300)
     // Same origin (a link Stowage serves), this downloads; a store's own link (S3 presigned) opens
     // in a new tab instead, as browsers do for another origin, and the console stays.
     Object.assign(document.createElement('a'), { href: url, download: name, target: '_blank', rel: 'noopener' }).click()
@@ -128,7 +129,8 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       </div>
       <Transfers uploads={uploads} />
       {asking?.kind === 'folder' && <AskName title="New folder" label="Folder name" initial="" action="Create" onAnswer={answer} />}
-      {asking && asking.kind !== 'folder' && (
+      {asking?.kind === 'share' && <Share api={api} path={keyOf(asking.row)} onClose={() => setAsking(undefined)} onUnauthorized={onUnauthorized} />}
+      {(asking?.kind === 'rename' || asking?.kind === 'move') && (
         <AskName title={`${asking.kind === 'rename' ? 'Rename' : 'Move'} ${asking.row.name}`} label={asking.kind === 'rename' ? 'New name' : 'Move to (a path from My files)'}
           initial={asking.kind === 'rename' ? asking.row.name : keyOf(asking.row)} action={asking.kind === 'rename' ? 'Rename' : 'Move'} onAnswer={answer} />
       )}
@@ -142,6 +144,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
             : <tr key={row.name} aria-label={row.name}><th scope="row">{row.name}</th><td>{bytes(row.size)}</td><td><time dateTime={row.lastModified}>{new Date(row.lastModified).toLocaleString()}</time></td>
                 <td class="actions">
                   <button type="button" aria-label={`Download ${row.name}`} onClick={() => download(row.name)}>Download</button>
+                  <button type="button" aria-label={`Share ${row.name}`} onClick={() => setAsking({ kind: 'share', row })}>Share</button>
                   {rowActions(row)}
                   <button type="button" aria-label={`Delete ${row.name}`} onClick={() => remove(row.name)}>Delete</button>
                 </td>

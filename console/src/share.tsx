@@ -1,0 +1,57 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import type { Api } from './api.js'
+import { useAction } from './use-action.js'
+
+const LIFETIMES = [['3600', 'An hour'], ['86400', 'A day'], ['604800', 'A week']] as const
+
+/** A signed link to one file, to download it or to upload it anew, for a chosen time, with a copy button. */
+export function Share ({ api, path, onClose, onUnauthorized }: { api: Api, path: string, onClose: () => void, onUnauthorized: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null)
+  const [method, setMethod] = useState<'download' | 'upload'>('download')
+  const [expiresIn, setExpiresIn] = useState('86400')
+  const [link, setLink] = useState<{ url: string, expiresAt: string }>()
+  const [copied, setCopied] = useState(false)
+  const { error, attempt } = useAction(onUnauthorized)
+  useEffect(() => { dialog.current?.showModal() }, [])
+
+  const create = (event: Event) => {
+    event.preventDefault()
+    void attempt(async () => {
+      setLink(await api.link(path, method, Number(expiresIn)))
+      setCopied(false)
+    })
+  }
+  const copy = () => attempt(async () => {
+    await navigator.clipboard.writeText(link!.url)
+    setCopied(true)
+  })
+
+  return (
+    <dialog ref={dialog} aria-labelledby="share-title" onClose={onClose}>
+      <form onSubmit={create}>
+        <h2 id="share-title">Share {path}</h2>
+        <fieldset>
+          <legend>Anyone with the link can</legend>
+          <label><input type="radio" name="method" checked={method === 'download'} onChange={() => setMethod('download')} /> download this file</label>
+          <label><input type="radio" name="method" checked={method === 'upload'} onChange={() => setMethod('upload')} /> upload a new version of it (once)</label>
+        </fieldset>
+        <label for="share-expiry">For</label>
+        <select id="share-expiry" value={expiresIn} onChange={(event) => setExpiresIn(event.currentTarget.value)}>
+          {LIFETIMES.map(([seconds, label]) => <option key={seconds} value={seconds}>{label}</option>)}
+        </select>
+        {error && <p role="alert" class="error">{error}</p>}
+        {link && (
+          <div role="status" class="secret">
+            <output aria-label="Link">{link.url}</output>
+            <p>Works until {new Date(link.expiresAt).toLocaleString()}.</p>
+          </div>
+        )}
+        <div class="inline">
+          <button type="submit">Create link</button>
+          {link && <button type="button" onClick={copy}>{copied ? 'Copied' : 'Copy link'}</button>}
+          <button type="button" onClick={() => dialog.current?.close()}>Close</button>
+        </div>
+      </form>
+    </dialog>
+  )
+}
