@@ -40,7 +40,7 @@ async function accessibilityProblems (page: Page): Promise<string[]> {
 }
 
 for (const driver of ['fs', 's3'] as const) {
-  t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, uploads, downloads, shares, deletes and undoes, renames, moves, opens a new folder, restores and purges from the trash, makes and revokes a key, reloads a deep link, and signs out`, { skip }, async (t) => {
+  t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, uploads (asked when a name is taken), downloads, shares, deletes and undoes, renames, moves, opens a new folder, restores and purges from the trash, makes and revokes a key, reloads a deep link, and signs out`, { skip }, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3 })
     t.teardown(close)
     const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
@@ -139,6 +139,26 @@ for (const driver of ['fs', 's3'] as const) {
     await table.getByRole('row', { name: 'résumé.txt' }).waitFor()
     t.equal((await app.inject({ url: '/api/raw/r%C3%A9sum%C3%A9.txt', headers: bearer(key) })).body, 'hello', 'restored')
 
+    // A name already taken asks: keep both, replace (that version only), or skip.
+    const finished = page.getByRole('region', { name: 'Uploads' }).getByText('Uploaded', { exact: true })
+    const uploadAgain = async (name: string, contents: string, choice: string) => {
+      const before = await finished.count()
+      const chosen = page.waitForEvent('filechooser')
+      await page.getByRole('button', { name: 'Upload' }).click()
+      await (await chosen).setFiles({ name, mimeType: 'text/plain', buffer: Buffer.from(contents) })
+      const question = page.getByRole('dialog', { name: `${name} is already here` })
+      if (choice === 'Keep both') a11y.taken = await accessibilityProblems(page)
+      await question.getByRole('button', { name: choice }).click()
+      if (choice !== 'Skip') await finished.nth(before).waitFor()
+    }
+    await uploadAgain('résumé.txt', 'second', 'Keep both')
+    await table.getByRole('row', { name: 'résumé (1).txt' }).waitFor()
+    await uploadAgain('résumé.txt', 'third', 'Replace')
+    const read = (path: string) => app.inject({ url: `/api/raw/${encodeURIComponent(path)}`, headers: bearer(key) }).then((answer) => answer.body)
+    t.same([await read('résumé.txt'), await read('résumé (1).txt')], ['third', 'second'], 'kept beside, then replaced')
+    await uploadAgain('notes.txt', 'never sent', 'Skip')
+    t.equal(await read('notes.txt'), 'contents of notes.txt', 'skipped')
+
     // Rename a file, move a folder (by its path from My files), open a new folder.
     await table.getByRole('link', { name: 'docs/' }).click()
     await table.getByRole('button', { name: 'Rename report.pdf' }).click()
@@ -200,7 +220,7 @@ for (const driver of ['fs', 's3'] as const) {
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('button', { name: 'Sign in with an API key' }).waitFor()
     t.same(await page.evaluate(() => sessionStorage.length), 0, 'signing out forgets it')
-    t.same(a11y, { 'sign-in': [], files: [], share: [], dialog: [], trash: [], keys: [] }, 'axe-core finds no serious or critical violation on any view')
+    t.same(a11y, { 'sign-in': [], files: [], share: [], taken: [], dialog: [], trash: [], keys: [] }, 'axe-core finds no serious or critical violation on any view')
     // The browser reports the refused key's 401 itself; nothing else may appear.
     t.same(problems.filter((text) => !/status of 401/.test(text)), [], 'no script error, no missing file and no Content-Security-Policy violation')
 

@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Api, Listing } from './api.js'
 import { Breadcrumbs } from './breadcrumbs.js'
 import { following, hrefOf, type Route } from './route.js'
-import { Transfers, useUploads } from './uploads.js'
+import { Transfers, useUploads, type Outgoing } from './uploads.js'
+import { NameTaken, type Choice } from './name-taken.js'
 import { useAction } from './use-action.js'
 import { AskName } from './ask-name.js'
 import { Share } from './share.js'
@@ -14,18 +15,27 @@ interface FilesProps {
   onUnauthorized: () => void
 }
 
-type Row = { name: string, folder: true, prefix: string } | { name: string, folder: false, size: number, lastModified: string }
+type Row = { name: string, folder: true, prefix: string } | { name: string, folder: false, size: number, lastModified: string, etag: string }
 
 const nameIn = (prefix: string, key: string) => key.slice(prefix.length).replace(/\/$/, '')
 
 /** Files and folders together, in key order, as the service pages them. */
 function rowsOf (prefix: string, listing: Listing): Row[] {
   const folders: Row[] = listing.folders.map((folder) => ({ name: nameIn(prefix, folder), folder: true, prefix: folder }))
-  const files: Row[] = listing.files.map((file) => ({ name: nameIn(prefix, file.key), folder: false, size: file.size, lastModified: file.lastModified }))
+  const files: Row[] = listing.files.map((file) => ({ name: nameIn(prefix, file.key), folder: false, size: file.size, lastModified: file.lastModified, etag: file.etag }))
   return [...folders, ...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
 const bytes = (size: number) => size < 1024 ? `${size} B` : size < 1024 ** 2 ? `${(size / 1024).toFixed(1)} KiB` : size < 1024 ** 3 ? `${(size / 1024 ** 2).toFixed(1)} MiB` : `${(size / 1024 ** 3).toFixed(1)} GiB`
+
+/** `name`, or `name (1)`, `name (2)`… before its extension: the first not in `taken`. */
+function freeName (name: string, taken: Set<string>) {
+  const dot = name.lastIndexOf('.')
+  const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, '']
+  let candidate = name
+  for (let i = 1; taken.has(candidate); i++) candidate = `${stem} (${i})${extension}`
+  return candidate
+}
 
 type SortKey = 'name' | 'size' | 'date'
 const sortValue = (row: Row, key: SortKey): string | number =>
@@ -51,6 +61,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const [usage, setUsage] = useState<{ usedBytes: number, quotaBytes: number | null }>()
   // What a dialog is asking for: a new folder's name, or where a file or folder goes.
   const [asking, setAsking] = useState<{ kind: 'folder' } | { kind: 'rename' | 'move' | 'share', row: Row }>()
+  const [taken, setTaken] = useState<{ name: string, choose: (choice: Choice) => void }>()
   const chooser = useRef<HTMLInputElement>(null)
   const uploads = useUploads(api, () => { void load() })
 
@@ -83,6 +94,27 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     setUndo(undefined)
     await load()
   })
+
+  /** Each chosen file, asked about when its name is taken: replaced (that version only), kept beside
+   *  it under a free name, or skipped; a new name is created only if it is still free. */
+  async function send (files: File[]) {
+    const names = new Set(rows.map((row) => row.name))
+    const outgoing: Outgoing[] = []
+    for (const file of files) {
+      const existing = rows.find((row) => !row.folder && row.name === file.name)
+      const choice = existing ? await new Promise<Choice>((choose) => setTaken({ name: file.name, choose })) : 'keep'
+      setTaken(undefined)
+      if (choice === 'skip') continue
+      if (choice === 'replace' && existing && !existing.folder) {
+        outgoing.push({ file, path: prefix + file.name, ifMatch: existing.etag })
+        continue
+      }
+      const name = freeName(file.name, names)
+      names.add(name)
+      outgoing.push({ file, path: prefix + name, ifNoneMatch: '*' })
+    }
+    uploads.start(outgoing)
+  }
 
   const keyOf = (row: Row) => prefix + row.name + (row.folder ? '/' : '')
   async function answer (name: string | undefined) {
@@ -123,11 +155,12 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         <button type="button" onClick={() => chooser.current?.click()}>Upload</button>
         <button type="button" onClick={() => setAsking({ kind: 'folder' })}>New folder</button>
         <input ref={chooser} type="file" multiple hidden onChange={(event) => {
-          uploads.start(event.currentTarget.files ?? [], prefix)
+          void send([...event.currentTarget.files ?? []])
           event.currentTarget.value = ''
         }} />
       </div>
       <Transfers uploads={uploads} />
+      {taken && <NameTaken name={taken.name} onChoice={taken.choose} />}
       {asking?.kind === 'folder' && <AskName title="New folder" label="Folder name" initial="" action="Create" onAnswer={answer} />}
       {asking?.kind === 'share' && <Share api={api} path={keyOf(asking.row)} onClose={() => setAsking(undefined)} onUnauthorized={onUnauthorized} />}
       {(asking?.kind === 'rename' || asking?.kind === 'move') && (

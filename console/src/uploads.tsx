@@ -2,6 +2,10 @@ import { useRef, useState } from 'preact/hooks'
 import { Upload } from 'tus-js-client'
 import type { Api } from './api.js'
 
+/** A file to send, where, and what must stand there: `ifMatch` replaces that version only,
+ *  `ifNoneMatch: '*'` creates only. */
+export interface Outgoing { file: File, path: string, ifMatch?: string, ifNoneMatch?: '*' }
+
 interface Transfer {
   id: number
   name: string
@@ -22,8 +26,8 @@ export function useUploads (api: Api, onUploaded: () => void) {
   const update = (id: number, change: Partial<Transfer>) =>
     setTransfers((all) => all.map((transfer) => transfer.id === id ? { ...transfer, ...change } : transfer))
 
-  function start (files: Iterable<File>, prefix: string) {
-    for (const file of files) {
+  function start (outgoing: Outgoing[]) {
+    for (const { file, path, ...preconditions } of outgoing) {
       const id = next.current++
       const { endpoint, headers } = api.uploadsEndpoint()
       const upload = new Upload(file, {
@@ -33,7 +37,7 @@ export function useUploads (api: Api, onUploaded: () => void) {
         retryDelays: [1000, 3000, 5000],
         // Resumed within the tab (pause, a dropped connection); nothing is left in localStorage.
         storeFingerprintForResuming: false,
-        metadata: { path: prefix + file.name, contentType: file.type || 'application/octet-stream' },
+        metadata: { path, contentType: file.type || 'application/octet-stream', ...preconditions },
         onProgress: (sent, total) => update(id, { sent, total }),
         onSuccess: () => {
           update(id, { state: 'done', sent: file.size })
@@ -43,7 +47,7 @@ export function useUploads (api: Api, onUploaded: () => void) {
         onError: (error) => update(id, { state: 'failed', error: messageOf(error) })
       })
       uploads.current.set(id, upload)
-      setTransfers((all) => [...all, { id, name: file.name, sent: 0, total: file.size, state: 'sending' }])
+      setTransfers((all) => [...all, { id, name: path.slice(path.lastIndexOf('/') + 1), sent: 0, total: file.size, state: 'sending' }])
       upload.start()
     }
   }
