@@ -10,6 +10,23 @@ import { startServerProcess } from './helpers/server.js'
 t.setTimeout(600_000)
 const skip = process.env.TEST_DATABASE_URL ? 'the package runs on its embedded defaults; the SQLite run covers it' : false
 
+/**
+ * The production dependencies as package-lock.json has them (those at one version only), for the
+ * host's `overrides`: the install then takes what the suite ran with, not the registry's newest,
+ * which can be a release whose own dependency is not published yet (2026-11-24: @aws-sdk/client-s3
+ * 3.1173.0 asked for @aws-sdk/nested-clients ^3.998.4, and the newest was 3.998.3).
+ */
+function testedVersions (): Record<string, string> {
+  const { packages } = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { version?: string, dev?: boolean }> }
+  const versions = new Map<string, Set<string>>()
+  for (const [path, entry] of Object.entries(packages)) {
+    if (!path || entry.dev || !entry.version) continue
+    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)
+    versions.set(name, (versions.get(name) ?? new Set()).add(entry.version))
+  }
+  return Object.fromEntries([...versions].filter(([, found]) => found.size === 1).map(([name, [version]]) => [name, version]))
+}
+
 t.test('the packed package, installed into an empty folder, serves and administers', { skip, timeout: 600_000 }, async (t) => {
   t.ok(existsSync('dist/server.js'), 'built (npm ci runs the build)')
   const work = mkdtempSync(join(tmpdir(), 'stowage-package-'))
@@ -22,7 +39,7 @@ t.test('the packed package, installed into an empty folder, serves and administe
   t.ok(shipped.includes('dist/index.js') && shipped.includes('dist/index.d.ts') && shipped.includes('LICENSE'), 'the library, its types and the licence are')
   const host = join(work, 'host')
   execFileSync('mkdir', [host])
-  writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true }))
+  writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, overrides: testedVersions() }))
   const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(work, tarball)], { cwd: host, encoding: 'utf8' })
   t.equal(install.status, 0, `npm install of the tarball: ${install.stderr.slice(-2000)}`)
   if (install.status !== 0) return
