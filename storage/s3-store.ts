@@ -379,7 +379,6 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
       (await client.send(new CompleteMultipartUploadCommand({
         Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...storeConditions(preconditions)
       }), deadline())).ETag ?? '""'
-
   }
 
   async function putInParts (key: string, parts: AsyncIterable<Buffer>, contentType: string, preconditions: Preconditions | undefined,
