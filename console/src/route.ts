@@ -5,8 +5,17 @@ export type Route = { view: 'files', prefix: string } | { view: 'trash' } | { vi
 
 const base = () => new URL(document.baseURI).pathname
 
+/** The path's text; a malformed escape (typed by hand) opens My files rather than failing. */
+function decoded (path: string) {
+  try {
+    return decodeURIComponent(path)
+  } catch {
+    return ''
+  }
+}
+
 export function currentRoute (): Route {
-  const path = decodeURIComponent(location.pathname.slice(base().length))
+  const path = decoded(location.pathname.slice(base().length))
   if (path === 'trash' || path === 'keys') return { view: path }
   return { view: 'files', prefix: path.startsWith('files/') ? path.slice('files/'.length) : '' }
 }
