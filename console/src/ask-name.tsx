@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
+import { useModal } from './dialogs.js'
 
 interface AskNameProps {
   title: string
@@ -10,9 +11,8 @@ interface AskNameProps {
 
 /** A modal dialog asking for a name or a path: focus stays inside it until it is answered or cancelled. */
 export function AskName ({ title, label, initial, action, onAnswer }: AskNameProps) {
-  const dialog = useRef<HTMLDialogElement>(null)
+  const dialog = useModal()
   const [value, setValue] = useState(initial)
-  useEffect(() => { dialog.current?.showModal() }, [])
   const submit = (event: Event) => {
     event.preventDefault()
     const name = value.trim()

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Api, KeySummary } from './api.js'
+import { CopyButton } from './dialogs.js'
 import { useAction } from './use-action.js'
 
 /** API keys: a new one's secret is shown once, with a copy button; others are listed and revoked. */
@@ -7,7 +8,6 @@ export function Keys ({ api, onUnauthorized }: { api: Api, onUnauthorized: () =>
   const [keys, setKeys] = useState<KeySummary[]>([])
   const [name, setName] = useState('')
   const [created, setCreated] = useState<string>()
-  const [copied, setCopied] = useState(false)
   const { error, attempt } = useAction(onUnauthorized)
   const load = () => attempt(async () => setKeys((await api.keys()).keys))
   useEffect(() => { void load() }, [])
@@ -16,15 +16,10 @@ export function Keys ({ api, onUnauthorized }: { api: Api, onUnauthorized: () =>
     event.preventDefault()
     void attempt(async () => {
       setCreated((await api.createKey(name.trim())).key)
-      setCopied(false)
       setName('')
       await load()
     })
   }
-  const copy = () => attempt(async () => {
-    await navigator.clipboard.writeText(created!)
-    setCopied(true)
-  })
 
   return (
     <section aria-labelledby="keys-title">
@@ -39,7 +34,7 @@ export function Keys ({ api, onUnauthorized }: { api: Api, onUnauthorized: () =>
         <div role="status" class="secret">
           <p>Your new key, shown this once: keep it somewhere safe.</p>
           <output aria-label="New key">{created}</output>
-          <button type="button" onClick={copy}>{copied ? 'Copied' : 'Copy'}</button>
+          <CopyButton text={created} label="Copy" attempt={attempt} />
         </div>
       )}
       <table aria-labelledby="keys-title">

@@ -1,30 +1,24 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import type { Api } from './api.js'
+import { CopyButton, useModal } from './dialogs.js'
 import { useAction } from './use-action.js'
 
 const LIFETIMES = [['3600', 'An hour'], ['86400', 'A day'], ['604800', 'A week']] as const
 
 /** A signed link to one file, to download it or to upload it anew, for a chosen time, with a copy button. */
 export function Share ({ api, path, onClose, onUnauthorized }: { api: Api, path: string, onClose: () => void, onUnauthorized: () => void }) {
-  const dialog = useRef<HTMLDialogElement>(null)
+  const dialog = useModal()
   const [method, setMethod] = useState<'download' | 'upload'>('download')
   const [expiresIn, setExpiresIn] = useState('86400')
   const [link, setLink] = useState<{ url: string, expiresAt: string }>()
-  const [copied, setCopied] = useState(false)
   const { error, attempt } = useAction(onUnauthorized)
-  useEffect(() => { dialog.current?.showModal() }, [])
 
   const create = (event: Event) => {
     event.preventDefault()
     void attempt(async () => {
       setLink(await api.link(path, method, Number(expiresIn)))
-      setCopied(false)
     })
   }
-  const copy = () => attempt(async () => {
-    await navigator.clipboard.writeText(link!.url)
-    setCopied(true)
-  })
 
   return (
     <dialog ref={dialog} aria-labelledby="share-title" onClose={onClose}>
@@ -48,7 +42,7 @@ export function Share ({ api, path, onClose, onUnauthorized }: { api: Api, path:
         )}
         <div class="inline">
           <button type="submit">Create link</button>
-          {link && <button type="button" onClick={copy}>{copied ? 'Copied' : 'Copy link'}</button>}
+          {link && <CopyButton text={link.url} label="Copy link" attempt={attempt} />}
           <button type="button" onClick={() => dialog.current?.close()}>Close</button>
         </div>
       </form>
