@@ -15,6 +15,15 @@ export class ApiError extends Error {
   }
 }
 
+/** The service's refusal: its status, and its `{error}` when the body carries one. */
+export function refusal (status: number, body: string, fallback: string): ApiError {
+  try {
+    return new ApiError(status, (JSON.parse(body) as { error?: string }).error ?? fallback)
+  } catch {
+    return new ApiError(status, fallback)
+  }
+}
+
 export interface TrashItem { id: string, key: string, size: number, deletedAt: string, expiresAt: string }
 export interface KeySummary { id: string, name: string, start: string, createdAt: string, lastUsedAt: string | null }
 
@@ -34,10 +43,7 @@ export function createApi (token: () => string | undefined) {
     const bearer = token()
     if (bearer) headers.set('authorization', `Bearer ${bearer}`)
     const response = await fetch(serviceUrl(path), { ...init, headers })
-    if (!response.ok) {
-      const body = await response.json().catch(() => ({})) as { error?: string }
-      throw new ApiError(response.status, body.error ?? response.statusText)
-    }
+    if (!response.ok) throw refusal(response.status, await response.text().catch(() => ''), response.statusText)
     return response
   }
   const call = async <T>(path: string, init?: RequestInit): Promise<T> => {

@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks'
-import { Upload } from 'tus-js-client'
-import type { Api } from './api.js'
+import { Upload, type DetailedError } from 'tus-js-client'
+import { refusal, type Api } from './api.js'
 
 /** A file to send, where, and what must stand there: `ifMatch` replaces that version only,
  *  `ifNoneMatch: '*'` creates only. */
@@ -21,6 +21,9 @@ const PIECE_BYTES = 8 * 1024 * 1024
 /** Files sent through tus, each with its progress, pause, resume and cancel. */
 export function useUploads (api: Api, onUploaded: () => void) {
   const [transfers, setTransfers] = useState<Transfer[]>([])
+  // An upload ends renders later: it tells the caller as it is then (the folder shown now).
+  const uploaded = useRef(onUploaded)
+  uploaded.current = onUploaded
   const uploads = useRef(new Map<number, Upload>())
   const next = useRef(0)
   const update = (id: number, change: Partial<Transfer>) =>
@@ -42,7 +45,7 @@ export function useUploads (api: Api, onUploaded: () => void) {
         onSuccess: () => {
           update(id, { state: 'done', sent: file.size })
           uploads.current.delete(id)
-          onUploaded()
+          uploaded.current()
         },
         onError: (error) => update(id, { state: 'failed', error: messageOf(error) })
       })
@@ -65,14 +68,10 @@ export function useUploads (api: Api, onUploaded: () => void) {
   }
 }
 
-/** tus-js-client's error names the service's answer: its `{error}` says what to do. */
-function messageOf (error: Error & { originalResponse?: { getStatus (): number, getBody (): string } | null }) {
-  const body = error.originalResponse?.getBody()
-  try {
-    return (JSON.parse(body ?? '') as { error?: string }).error ?? error.message
-  } catch {
-    return error.message
-  }
+/** What a person can do about a failed upload: the service's answer, said as the API's refusals are. */
+function messageOf (error: Error | DetailedError) {
+  const answer = 'originalResponse' in error ? error.originalResponse : null
+  return answer ? refusal(answer.getStatus(), answer.getBody(), error.message).message : error.message
 }
 
 type Uploads = ReturnType<typeof useUploads>
