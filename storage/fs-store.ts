@@ -83,6 +83,18 @@ async function bodyEtag (handle: FileHandle): Promise<string> {
 
 interface FolderEntry { name: string, key: string, bytes: Buffer, folder: boolean }
 
+/** Writes `chunks` from `position` on, each hashed while the thread pool writes it (in turn, the
+ *  two took twice as long); resolves with the position reached. */
+async function writeHashed (handle: FileHandle, chunks: AsyncIterable<Buffer>, position: number, hash: Hash): Promise<number> {
+  for await (const chunk of chunks) {
+    const written = handle.write(chunk, 0, chunk.length, position)
+    hash.update(chunk)
+    await written
+    position += chunk.length
+  }
+  return position
+}
+
 export function createFsStore (rootDir: string): ObjectStore {
   const root = resolve(rootDir)
   const tmpDir = join(root, '.tmp')
@@ -193,14 +205,7 @@ export function createFsStore (rootDir: string): ObjectStore {
     let stored = false
     try {
       const hash = createHash('md5')
-      let position = HEADER_BYTES
-      for await (const chunk of limitBytes(body, maxBytes)) {
-        // Hashed while the thread pool writes it: in turn, the two took twice as long.
-        const written = handle.write(chunk, 0, chunk.length, position)
-        hash.update(chunk)
-        await written
-        position += chunk.length
-      }
+      const position = await writeHashed(handle, limitBytes(body, maxBytes), HEADER_BYTES, hash)
       const etag = md5Etag(hash)
       etagBytes(etag).copy(headerBytes, ETAG_AT)
       await handle.write(headerBytes, 0, HEADER_BYTES, 0)
@@ -492,13 +497,7 @@ function createStagedWrites (
       const handle = await open(pathOf(id), 'r+')
       try {
         const hash = await hashUpTo(id, handle, offset)
-        let position = offset
-        for await (const chunk of limitBytes(untilCut(body, {}), length - offset)) {
-          const written = handle.write(chunk, 0, chunk.length, HEADER_BYTES + position)
-          hash.update(chunk)
-          await written
-          position += chunk.length
-        }
+        const position = await writeHashed(handle, limitBytes(untilCut(body, {}), length - offset), HEADER_BYTES + offset, hash) - HEADER_BYTES
         await handle.truncate(HEADER_BYTES + position)
         keep(id, hash, position)
         return { state, offset: position }
