@@ -60,13 +60,15 @@ interface Target {
 }
 
 let putCount = 0
+/** Where a PUT of `target` goes: its URL's path, or with `eachPath` a path of its own. */
+const putPath = (target: Target) => `${new URL(target.url).pathname}${target.put?.eachPath ? `${putCount++}.bin` : ''}`
 
 async function run (target: Target, duration: number) {
   const { put } = target
   const requests: autocannon.Request[] | undefined = put && [{
     method: 'PUT',
     body: put.body,
-    ...put.eachPath ? { setupRequest: (request: autocannon.Request) => ({ ...request, path: `${new URL(target.url).pathname}${putCount++}.bin` }) } : {}
+    ...put.eachPath ? { setupRequest: (request: autocannon.Request) => ({ ...request, path: putPath(target) }) } : {}
   }]
   const result = await autocannon({ url: target.url, headers: target.headers, connections: CONNECTIONS, duration, ...requests ? { requests } : {} })
   const unexpected = target.expectStatus === 401 ? result.requests.total - result['4xx'] : result.non2xx
@@ -114,9 +116,8 @@ async function putLoop (target: Target & { put: NonNullable<Target['put']> }, se
     }).on('error', reject)
     request.end(target.put.body)
   })
-  const path = () => target.put.eachPath ? `${new URL(target.url).pathname}loop-${putCount++}.bin` : new URL(target.url).pathname
   await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    for (; performance.now() < until; done++) await once(path())
+    for (; performance.now() < until; done++) await once(putPath(target))
   }))
   agent.destroy()
   const perSecond = done / seconds
