@@ -53,6 +53,12 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
     return Number((await attempt()).numAffectedRows) > 0
   }
 
+  /** The quota that applies to `owner`; null when none does. */
+  async function quota (owner: Owner): Promise<number | null> {
+    const { rows: [found] } = await sql<{ bytes: number | string | null }>`select ${quotaOf(owner)} as bytes`.execute(db)
+    return found?.bytes === null || found?.bytes === undefined ? null : Number(found.bytes)
+  }
+
   const inTransaction = <T>(work: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(work)
 
   return {
@@ -99,15 +105,11 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
       return expired.length
     },
 
-    /** The quota that applies to `owner`; null when none does. */
-    async quota (owner: Owner): Promise<number | null> {
-      const { rows: [quota] } = await sql<{ bytes: number | string | null }>`select ${quotaOf(owner)} as bytes`.execute(db)
-      return quota?.bytes === null || quota?.bytes === undefined ? null : Number(quota.bytes)
-    },
+    quota,
 
     async read (owner: Owner): Promise<{ usage: Usage, quotaBytes: number | null }> {
       const row = await db.selectFrom('storage_usage').selectAll().where('user_id', '=', owner.userId).executeTakeFirst()
-      return { usage: row ? usageOf(row) : NONE, quotaBytes: await this.quota(owner) }
+      return { usage: row ? usageOf(row) : NONE, quotaBytes: await quota(owner) }
     },
 
     /** Sets a user's counts to what a recount found; reservations in flight are kept. */
