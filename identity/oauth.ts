@@ -87,6 +87,17 @@ export function createOAuthClient (options: OAuthClientOptions) {
   }
 
   return {
+    /** Where to send a person to sign in (RFC 6749 §4.1.1, with PKCE's S256 challenge); undefined when the provider has no such endpoint. */
+    async authorizationUrl ({ redirectUri, codeChallenge, state, scope }: { redirectUri: string, codeChallenge: string, state: string, scope: string }) {
+      const as = await server()
+      if (!as.authorization_endpoint) return undefined
+      const url = new URL(as.authorization_endpoint)
+      for (const [name, value] of Object.entries({
+        client_id: client.client_id, response_type: 'code', redirect_uri: redirectUri, scope, state, code_challenge: codeChallenge, code_challenge_method: 'S256'
+      })) url.searchParams.set(name, value)
+      return url
+    },
+
     async refresh (refreshToken: string) {
       const as = await server()
       return tokensOf(await call('token', () => oauth.refreshTokenGrantRequest(as, client, authentication, refreshToken, requestOptions()),

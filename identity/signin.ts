@@ -51,6 +51,16 @@ export function createSignIn ({ provider, refresher, publicUrl, scope }: SignInO
   return {
     scope,
 
+    /** The provider's sign-in page for a console or CLI that keeps `state` and the PKCE verifier itself. */
+    async authorizationUrl (request: { redirectUri: string, codeChallenge: string, state: string }) {
+      if (!isAllowedRedirect(request.redirectUri, publicUrl)) {
+        throw new BadRequestError('set PUBLIC_URL to the address people reach Stowage at: the identity provider can only send them back there')
+      }
+      const url = await provider.authorizationUrl({ ...request, scope })
+      if (!url) throw new NotFoundError('the identity provider has no authorization endpoint')
+      return url
+    },
+
     async exchangeCode (grant: { code: string, codeVerifier: string, redirectUri: string }) {
       if (!isAllowedRedirect(grant.redirectUri, publicUrl)) {
         throw new BadRequestError('redirectUri must be a loopback address (http://127.0.0.1:<port>/…) or the console under PUBLIC_URL')

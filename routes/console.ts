@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
-import { ServiceUnavailableError } from '../errors.js'
+import { isStowageError, ServiceUnavailableError } from '../errors.js'
+import { stowageOf } from '../plugins/decorators.js'
 
 export interface ConsoleRoutesOptions {
   /** PUBLIC_URL: its path (a proxy's prefix) comes before the console's. */
@@ -34,7 +35,10 @@ const guarded = (reply: FastifyReply) => reply
 export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (app, { publicUrl }) => {
   const folder = builtConsole()
   const mountedAt = `${publicUrl ? new URL(publicUrl).pathname.replace(/\/$/, '') : ''}${app.prefix}/console/`
-  const page = folder && readFileSync(`${folder}index.html`, 'utf8').replace('<head>', `<head>\n    <base href="${mountedAt}">`)
+  // The page is told where it is mounted, and whether the service has an identity provider to sign in with.
+  const signInWith = stowageOf(app).stowageIdentity.protectedResource ? 'identity-provider api-key' : 'api-key'
+  const page = folder && readFileSync(`${folder}index.html`, 'utf8')
+    .replace('<head>', `<head>\n    <base href="${mountedAt}">\n    <meta name="stowage-sign-in" content="${signInWith}">`)
   const hidden = { schema: { hide: true } }
 
   if (folder) {
@@ -49,6 +53,29 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (ap
     })
   }
   app.get('/console', hidden, async (_request, reply) => reply.redirect(mountedAt))
+
+  // Sign-in through the identity provider: the page keeps `state` and the PKCE verifier, and sends
+  // the person here to be passed on. What goes wrong comes back to the page as an OAuth error would.
+  const PKCE_VALUE = { type: 'string', pattern: '^[A-Za-z0-9._~-]{43,128}$' }
+  app.get<{ Querystring: { redirectUri: string, codeChallenge: string, state: string } }>('/console/sign-in', {
+    schema: {
+      hide: true,
+      querystring: {
+        type: 'object',
+        required: ['redirectUri', 'codeChallenge', 'state'],
+        properties: { redirectUri: { type: 'string', maxLength: 2048 }, codeChallenge: PKCE_VALUE, state: PKCE_VALUE }
+      }
+    }
+  }, async (request, reply) => {
+    const { signIn } = stowageOf(app).stowageIdentity
+    try {
+      return reply.redirect((await signIn.authorizationUrl(request.query)).href)
+    } catch (error) {
+      request.log.warn({ err: error }, 'console sign-in could not start')
+      const description = isStowageError(error) ? (error as Error).message : 'the identity provider could not be reached'
+      return reply.redirect(`${mountedAt}callback?${new URLSearchParams({ error: 'server_error', error_description: description })}`)
+    }
+  })
   const answerPage = async (_request: unknown, reply: FastifyReply) => {
     if (!page) throw new ServiceUnavailableError('the console is not built: run npm run build')
     return guarded(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page)

@@ -1,43 +1,25 @@
-import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify from 'fastify'
 import t from 'tap'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { stowage } from '../plugins/stowage.js'
 import { bearer, buildTestApp } from './helpers/app.js'
+import { accessibilityProblems, launchBrowser, noBrowser as skip, pageProblems } from './helpers/browser.js'
 import { startS3Server } from './helpers/s3.js'
 
-// Debian's chromium, which .ci/run installs as it installs nginx; playwright-core downloads nothing.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const skip = existsSync(CHROMIUM) ? false : `needs Chromium at ${CHROMIUM} (apt-get install chromium)`
-
 const s3 = skip ? undefined : await startS3Server()
-const profiles = await mkdtemp(join(tmpdir(), 'stowage-chromium-'))
 let browser: Browser | undefined
+let profiles = ''
 t.before(async () => {
   if (skip) return
-  // As root the sandbox cannot start; the profile and downloads stay in a temporary folder.
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], downloadsPath: profiles })
+  const launched = await launchBrowser()
+  t.teardown(launched.close)
+  ;({ browser, folder: profiles } = launched)
 })
-t.teardown(async () => {
-  await browser?.close()
-  await s3?.close()
-  await rm(profiles, { recursive: true, force: true })
-})
-
-const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-
-/** axe-core's serious and critical violations on the page as it is (evaluated through the browser's
- *  debugging protocol, which the page's Content-Security-Policy does not govern). */
-async function accessibilityProblems (page: Page): Promise<string[]> {
-  await page.evaluate(AXE)
-  const violations = await page.evaluate(async () => (await (window as unknown as { axe: { run: () => Promise<{ violations: Array<{ id: string, impact: string, nodes: unknown[] }> }> } }).axe.run()).violations)
-  return violations.filter((violation) => ['serious', 'critical'].includes(violation.impact)).map((violation) => `${violation.id} (${violation.nodes.length})`)
-}
+t.teardown(async () => { await s3?.close() })
 
 for (const driver of ['fs', 's3'] as const) {
   t.test(`${driver}: a person signs in with an API key, walks folders by link, back and forward, uploads (64 MiB paused and resumed; asked when a name is taken), downloads, shares, deletes and undoes, renames, moves, opens a new folder, restores and purges from the trash, makes and revokes a key, reloads a deep link, and signs out`, { skip }, async (t) => {
@@ -53,9 +35,7 @@ for (const driver of ['fs', 's3'] as const) {
     const context = await browser!.newContext()
     t.teardown(() => context.close())
     const page = await context.newPage()
-    const problems: string[] = []
-    page.on('console', (message) => { if (message.type() === 'error') problems.push(message.text()) })
-    page.on('pageerror', (error) => problems.push(error.message))
+    const problems = pageProblems(page)
 
     const answer = await page.goto(`${url}/console/`)
     t.match(answer!.headers()['content-security-policy'], /script-src 'self';.*frame-ancestors 'none'/)

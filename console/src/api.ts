@@ -1,6 +1,8 @@
 // The service's API, from the page: every call carries the session's token, and every refusal
 // becomes a message that says what a person can do about it.
 
+import type { Tokens } from './tokens.js'
+
 /** What a status means to a person, when the answer's own words are not enough. */
 const ADVICE: Record<number, string> = {
   401: 'Your session has ended: sign in again.',
@@ -37,12 +39,18 @@ export interface Listing {
 /** The service's URL for `path` (`api/…`), relative to where the console is mounted. */
 export const serviceUrl = (path: string) => new URL(`../${path}`, document.baseURI)
 
-export function createApi (token: () => string | undefined) {
+export function createApi (tokens: Tokens) {
   async function answer (path: string, init: RequestInit = {}): Promise<Response> {
-    const headers = new Headers(init.headers)
-    const bearer = token()
-    if (bearer) headers.set('authorization', `Bearer ${bearer}`)
-    const response = await fetch(serviceUrl(path), { ...init, headers })
+    const send = (bearer: string | undefined) => {
+      const headers = new Headers(init.headers)
+      if (bearer) headers.set('authorization', `Bearer ${bearer}`)
+      return fetch(serviceUrl(path), { ...init, headers })
+    }
+    let response = await send(await tokens.current())
+    if (response.status === 401) {
+      const renewed = await tokens.renewed()
+      if (renewed) response = await send(renewed)
+    }
     if (!response.ok) throw refusal(response.status, await response.text().catch(() => ''), response.statusText)
     return response
   }
@@ -77,8 +85,15 @@ export function createApi (token: () => string | undefined) {
     /** A signed link: a URL that downloads the file, or takes one upload of it, with no token. */
     link: (path: string, method: 'download' | 'upload', expiresIn: number) =>
       call<{ url: string, expiresAt: string }>('api/links', json({ path, method, expiresIn })),
-    /** What tus uploads need: the endpoint and the header that signs them. */
-    uploadsEndpoint: () => ({ endpoint: serviceUrl('api/uploads').href, headers: { authorization: `Bearer ${token()}` } })
+    /** Forgets the identity provider's refresh token there too. */
+    logout: (refreshToken: string) => call('api/auth/logout', json({ refreshToken })),
+    /** What tus uploads need: the endpoint, and each request signed with the token of its moment. */
+    uploads: {
+      endpoint: serviceUrl('api/uploads').href,
+      onBeforeRequest: async (request: { setHeader: (name: string, value: string) => void }) => {
+        request.setHeader('authorization', `Bearer ${await tokens.current()}`)
+      }
+    }
   }
 }
 

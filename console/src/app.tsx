@@ -1,34 +1,42 @@
-import { useEffect, useMemo, useState } from 'preact/hooks'
-import { createApi } from './api.js'
+import { useEffect, useState } from 'preact/hooks'
+import type { Api } from './api.js'
 import { currentRoute, following, hrefOf, type Route } from './route.js'
-import { keepSession, savedSession, type Session } from './session.js'
+import type { Session, SessionStore } from './session.js'
 import { Files } from './files.js'
 import { Keys } from './keys.js'
-import { SignIn } from './sign-in.js'
+import { SignIn, SignInReturn } from './sign-in.js'
 import { Trash } from './trash.js'
 
-/** The console's one place of state: the session and the route; views get what they need. */
-export function App () {
-  const [session, setSession] = useState<Session | undefined>(savedSession)
+/** The console's one place of state: the session (in its store) and the route; views get what they need. */
+export function App ({ sessions, api }: { sessions: SessionStore, api: Api }) {
+  const [session, setSession] = useState(sessions.get)
   const [route, setRoute] = useState<Route>(currentRoute)
-  const api = useMemo(() => createApi(() => session?.token), [session])
 
+  useEffect(() => sessions.subscribe(() => setSession(sessions.get())), [])
   useEffect(() => {
     const follow = () => setRoute(currentRoute())
     addEventListener('popstate', follow)
     return () => removeEventListener('popstate', follow)
   }, [])
 
-  const signIn = (next: Session | undefined) => {
-    keepSession(next)
-    setSession(next)
-  }
+  const signIn = (next: Session) => sessions.set(next)
   const navigate = (next: Route) => {
     history.pushState(null, '', hrefOf(next))
     setRoute(next)
   }
+  const returned = (next: Session, returnTo: string) => {
+    history.replaceState(null, '', returnTo)
+    setRoute(currentRoute())
+    sessions.set(next)
+  }
 
-  const signOut = () => signIn(undefined)
+  // A session that can no longer be renewed is forgotten; signing out also revokes the provider's refresh token.
+  const forget = () => sessions.set(undefined)
+  async function signOut () {
+    const ending = sessions.get()
+    if (ending?.method === 'idp' && ending.refreshToken) await api.logout(ending.refreshToken).catch(() => undefined)
+    forget()
+  }
   const link = (target: Route, label: string) => (
     <a href={hrefOf(target)} aria-current={target.view === route.view ? 'page' : undefined}
       onClick={following(navigate, target)}>{label}</a>
@@ -48,10 +56,11 @@ export function App () {
         )}
       </header>
       <main>
-        {!session && <SignIn onSignedIn={signIn} />}
-        {session && route.view === 'files' && <Files api={api} prefix={route.prefix} navigate={navigate} onUnauthorized={signOut} />}
-        {session && route.view === 'trash' && <Trash api={api} onUnauthorized={signOut} />}
-        {session && route.view === 'keys' && <Keys api={api} onUnauthorized={signOut} />}
+        {route.view === 'callback' && <SignInReturn onSignedIn={returned} />}
+        {!session && route.view !== 'callback' && <SignIn onSignedIn={signIn} />}
+        {session && route.view === 'files' && <Files api={api} prefix={route.prefix} navigate={navigate} onUnauthorized={forget} />}
+        {session && route.view === 'trash' && <Trash api={api} onUnauthorized={forget} />}
+        {session && route.view === 'keys' && <Keys api={api} onUnauthorized={forget} />}
       </main>
     </>
   )

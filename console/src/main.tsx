@@ -1,4 +1,8 @@
 import { render } from 'preact'
+import { createApi } from './api.js'
 import { App } from './app.js'
+import { createSessionStore } from './session.js'
+import { createTokens } from './tokens.js'
 
-render(<App />, document.getElementById('app')!)
+const sessions = createSessionStore()
+render(<App sessions={sessions} api={createApi(createTokens(sessions))} />, document.getElementById('app')!)

@@ -2,6 +2,8 @@
 // and the browser's back and forward move between folders.
 
 export type Route = { view: 'files', prefix: string } | { view: 'trash' } | { view: 'keys' }
+  /** Where the identity provider sends the person back with a code. */
+  | { view: 'callback' }
 
 const base = () => new URL(document.baseURI).pathname
 
@@ -16,7 +18,7 @@ function decoded (path: string) {
 
 export function currentRoute (): Route {
   const path = decoded(location.pathname.slice(base().length))
-  if (path === 'trash' || path === 'keys') return { view: path }
+  if (path === 'trash' || path === 'keys' || path === 'callback') return { view: path }
   return { view: 'files', prefix: path.startsWith('files/') ? path.slice('files/'.length) : '' }
 }
 

@@ -32,10 +32,8 @@ export function useUploads (api: Api, onUploaded: () => void) {
   function start (outgoing: Outgoing[]) {
     for (const { file, path, ...preconditions } of outgoing) {
       const id = next.current++
-      const { endpoint, headers } = api.uploadsEndpoint()
       const upload = new Upload(file, {
-        endpoint,
-        headers,
+        ...api.uploads,
         chunkSize: PIECE_BYTES,
         retryDelays: [1000, 3000, 5000],
         // Resumed within the tab (pause, a dropped connection); nothing is left in localStorage.

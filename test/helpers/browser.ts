@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import AxeBuilder from '@axe-core/playwright'
+import { chromium, type Browser, type Page } from 'playwright-core'
+
+// Debian's chromium, which .ci/run installs as it installs nginx; playwright-core downloads nothing.
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+
+/** Why the browser tests cannot run here, or false. */
+export const noBrowser: string | false = existsSync(CHROMIUM) ? false : `needs Chromium at ${CHROMIUM} (apt-get install chromium)`
+
+/** Chromium, with its profile and downloads in a temporary folder that close() removes. */
+export async function launchBrowser (): Promise<{ browser: Browser, folder: string, close: () => Promise<void> }> {
+  const folder = await mkdtemp(join(tmpdir(), 'stowage-chromium-'))
+  // As root the sandbox cannot start.
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], downloadsPath: folder })
+  return { browser, folder, close: async () => { await browser.close(); await rm(folder, { recursive: true, force: true }) } }
+}
+
+/** axe-core's serious and critical violations on the page as it is (injected through the browser's
+ *  debugging protocol, which the page's Content-Security-Policy does not govern). */
+export async function accessibilityProblems (page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).analyze()
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.nodes.length})`)
+}
+
+/** Collects what the page reports as going wrong while it shows `origin` (the service's, not the
+ *  identity provider's pages): script errors, failed loads, Content-Security-Policy violations. */
+export function pageProblems (page: Page, origin?: string): string[] {
+  const problems: string[] = []
+  page.on('console', (message) => {
+    if (message.type() === 'error' && (!origin || page.url().startsWith(origin))) problems.push(message.text())
+  })
+  page.on('pageerror', (error) => problems.push(error.message))
+  return problems
+}
