@@ -157,8 +157,16 @@ export function stowageOptions (config: Config): StowageOptions {
     },
     links: { maxSeconds: config.LINK_MAX_SECONDS, secret: config.LINK_SECRET, viaStore: config.LINKS_VIA === 'store', publicUrl: config.PUBLIC_URL },
     openapi: { publicUrl: config.PUBLIC_URL, docs: true },
-    console: { publicUrl: config.PUBLIC_URL }
+    console: { publicUrl: config.PUBLIC_URL, mediaSources: storeLinkSources(config) }
   }
 }
 
 export type StowageApp = Awaited<ReturnType<typeof buildApp>>
+
+/** Where the store's signed links point (S3 presigned URLs): the console's audio and video previews stream from there. */
+function storeLinkSources (config: Config): string[] {
+  if (config.STORAGE_DRIVER !== 's3' || config.LINKS_VIA !== 'store') return []
+  if (!config.S3_ENDPOINT) return ['https://*.amazonaws.com']
+  const endpoint = new URL(config.S3_ENDPOINT)
+  return config.S3_FORCE_PATH_STYLE ? [endpoint.origin] : [endpoint.origin, `${endpoint.protocol}//*.${endpoint.host}`]
+}

@@ -8,12 +8,15 @@ import { stowageOf } from '../plugins/decorators.js'
 export interface ConsoleRoutesOptions {
   /** PUBLIC_URL: its path (a proxy's prefix) comes before the console's. */
   publicUrl?: string
+  /** Origins of the store's signed links, which audio and video previews stream from. */
+  mediaSources?: string[]
 }
 
-// The page runs no script or style but its own files, talks to this origin only, and is framed nowhere.
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:", "media-src 'self' blob:",
-  "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
+// The page runs no script or style but its own files, talks to this origin only, and is framed
+// nowhere. It frames only the PDFs it read itself (blob:), and plays media from its own signed links.
+const contentSecurityPolicy = (mediaSources: string[]) => [
+  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:", ["media-src 'self' blob:", ...mediaSources].join(' '),
+  "frame-src blob:", "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
 ].join('; ')
 
 /** The built console (`npm run build` writes it to dist/console), from the sources or from dist. */
@@ -23,16 +26,17 @@ function builtConsole (): string | undefined {
     .find((folder) => existsSync(`${folder}assets`))
 }
 
-const guarded = (reply: FastifyReply) => reply
-  .header('content-security-policy', CONTENT_SECURITY_POLICY)
-  .header('x-content-type-options', 'nosniff')
-  .header('referrer-policy', 'no-referrer')
 
 /**
  * The web console at /console/: its hashed assets cached for a year, and for any other path under
  * it (a deep link, /console/files/<prefix>) its page, told where it is mounted by a <base>.
  */
-export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (app, { publicUrl }) => {
+export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (app, { publicUrl, mediaSources = [] }) => {
+  const policy = contentSecurityPolicy(mediaSources)
+  const guarded = (reply: FastifyReply) => reply
+    .header('content-security-policy', policy)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer')
   const folder = builtConsole()
   const mountedAt = `${publicUrl ? new URL(publicUrl).pathname.replace(/\/$/, '') : ''}${app.prefix}/console/`
   // The page is told where it is mounted, and whether the service has an identity provider to sign in with.

@@ -58,7 +58,7 @@ t.test('a person signs in through the identity provider, lands on the folder the
   t.equal(new URL(page.url()).search, '', 'no code or state left in the address')
 
   const chooser = page.waitForEvent('filechooser')
-  await page.getByRole('button', { name: 'Upload' }).click()
+  await page.getByRole('button', { name: 'Upload', exact: true }).click()
   await (await chooser).setFiles({ name: 'q3.csv', mimeType: 'text/csv', buffer: Buffer.from('quarter,total\n3,42\n') })
   await table.getByRole('row', { name: 'q3.csv' }).waitFor()
   const stored = await page.evaluate(() => ({ local: localStorage.length, session: JSON.parse(sessionStorage.getItem('stowage.session') ?? '{}') as Record<string, unknown> }))

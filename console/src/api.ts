@@ -31,7 +31,7 @@ export interface KeySummary { id: string, name: string, start: string, createdAt
 
 export interface Listing {
   files: Array<{ key: string, size: number, lastModified: string, etag: string }>
-  folders: string[]
+  folders?: string[]
   isTruncated: boolean
   continuationToken?: string
 }
@@ -60,25 +60,48 @@ export function createApi (tokens: Tokens) {
   }
   const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
   const filePath = (path: string) => path.split('/').map(encodeURIComponent).join('/')
+  function list (prefix: string, continuationToken?: string, oneLevel = true) {
+    const query = new URLSearchParams({ prefix, ...(oneLevel ? { delimiter: '/' } : {}) })
+    if (continuationToken) query.set('continuationToken', continuationToken)
+    return call<Listing>(`api/files?${query}`)
+  }
+  const remove = async (path: string) => (await answer(`api/raw/${filePath(path)}`, { method: 'DELETE' })).headers.get('stowage-trash-id') ?? undefined
+  async function transfer (route: string, from: string, to: string) {
+    while ((await call<{ isTruncated?: boolean }>(route, json({ from, to }))).isTruncated);
+  }
 
   return {
     usage: () => call<{ usedBytes: number, quotaBytes: number | null }>('api/usage'),
-    list: (prefix: string, continuationToken?: string) => {
-      const query = new URLSearchParams({ prefix, delimiter: '/' })
-      if (continuationToken) query.set('continuationToken', continuationToken)
-      return call<Listing>(`api/files?${query}`)
-    },
+    list,
     /** To the trash: answers the trash item's id, for Undo. */
-    remove: async (path: string) => (await answer(`api/raw/${filePath(path)}`, { method: 'DELETE' })).headers.get('stowage-trash-id') ?? undefined,
+    remove,
+    /** Every file under a folder, to the trash one by one (an object store has no folder to delete): their trash ids. */
+    async removeFolder (prefix: string) {
+      const trashIds: string[] = []
+      for (let page: Listing | undefined; !page || page.isTruncated;) {
+        // Deleted as listed, so each page starts again from what is left.
+        page = await list(prefix, undefined, false)
+        for (const file of page.files) {
+          const trashId = await remove(file.key)
+          if (trashId) trashIds.push(trashId)
+        }
+        if (page.files.length === 0) break
+      }
+      return trashIds
+    },
+    /** A file, with the session's token: the whole of it, or its first `firstBytes`. */
+    read: (path: string, firstBytes?: number) => answer(`api/raw/${filePath(path)}`, firstBytes ? { headers: { range: `bytes=0-${firstBytes - 1}` } } : {}),
+    /** A folder as one zip, kept in the page until it is saved. */
+    archive: async (prefix: string) => (await answer(`api/archive?${new URLSearchParams({ prefix })}`)).blob(),
     restore: (trashId: string) => call(`api/trash/${encodeURIComponent(trashId)}/restore`, json({})),
     trash: (continuationToken?: string) =>
       call<{ items: TrashItem[], isTruncated: boolean, continuationToken?: string }>(`api/trash${continuationToken ? `?${new URLSearchParams({ continuationToken })}` : ''}`),
     purge: (trashId: string) => call(`api/trash/${encodeURIComponent(trashId)}`, { method: 'DELETE' }),
     emptyTrash: () => call('api/trash', { method: 'DELETE' }),
     /** A file or, `from` ending in `/`, a folder, moved: a folder's move is sent again until it is done. */
-    async move (from: string, to: string) {
-      while ((await call<{ isTruncated?: boolean }>('api/moves', json({ from, to }))).isTruncated);
-    },
+    move: (from: string, to: string) => transfer('api/moves', from, to),
+    /** A file or a folder copied, as moved. */
+    copy: (from: string, to: string) => transfer('api/copies', from, to),
     keys: () => call<{ keys: KeySummary[] }>('api/keys'),
     createKey: (name: string) => call<KeySummary & { key: string }>('api/keys', json({ name })),
     revokeKey: (id: string) => call(`api/keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),

@@ -1,0 +1,39 @@
+// A folder's rows as the console shows them: its folders and files, named within it, sorted.
+import type { Listing } from './api.js'
+
+export type Row = { name: string, folder: true, prefix: string } | { name: string, folder: false, size: number, lastModified: string, etag: string }
+
+const nameIn = (prefix: string, key: string) => key.slice(prefix.length).replace(/\/$/, '')
+
+/** Files and folders together, in key order, as the service pages them. */
+export function rowsOf (prefix: string, listing: Listing): Row[] {
+  const folders: Row[] = (listing.folders ?? []).map((folder) => ({ name: nameIn(prefix, folder), folder: true, prefix: folder }))
+  const files: Row[] = listing.files.map((file) => ({ name: nameIn(prefix, file.key), folder: false, size: file.size, lastModified: file.lastModified, etag: file.etag }))
+  return [...folders, ...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+export const bytes = (size: number) => size < 1024 ? `${size} B` : size < 1024 ** 2 ? `${(size / 1024).toFixed(1)} KiB` : size < 1024 ** 3 ? `${(size / 1024 ** 2).toFixed(1)} MiB` : `${(size / 1024 ** 3).toFixed(1)} GiB`
+
+/** `name`, or `name (1)`, `name (2)`… (before a file's extension): the first not in `taken`. */
+export function freeName (name: string, taken: Set<string>, folder = false) {
+  const dot = folder ? -1 : name.lastIndexOf('.')
+  const [stem, extension] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, '']
+  let candidate = name
+  for (let i = 1; taken.has(candidate); i++) candidate = `${stem} (${i})${extension}`
+  return candidate
+}
+
+export type SortKey = 'name' | 'size' | 'date'
+export interface SortOrder { key: SortKey, descending: boolean }
+
+const sortValue = (row: Row, key: SortKey): string | number =>
+  key === 'name' ? row.name : row.folder ? -1 : key === 'size' ? row.size : row.lastModified
+
+/** The rows shown sorted by a column, folders first when sorting by size or date. */
+export function sorted (rows: Row[], { key, descending }: SortOrder) {
+  const order = rows.slice().sort((a, b) => {
+    const [x, y] = [sortValue(a, key), sortValue(b, key)]
+    return x < y ? -1 : x > y ? 1 : 0
+  })
+  return descending ? order.reverse() : order
+}

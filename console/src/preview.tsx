@@ -1,0 +1,69 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { Api } from './api.js'
+import { useModal } from './dialogs.js'
+import { useAction } from './use-action.js'
+
+type Kind = 'image' | 'text' | 'pdf' | 'audio' | 'video'
+
+const KINDS: Record<Kind, string[]> = {
+  image: ['png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'bmp', 'svg'],
+  text: ['txt', 'md', 'markdown', 'csv', 'tsv', 'json', 'log', 'xml', 'yaml', 'yml', 'toml', 'ini', 'html', 'css', 'js', 'ts', 'py', 'sh', 'sql'],
+  pdf: ['pdf'],
+  audio: ['mp3', 'wav', 'ogg', 'oga', 'm4a', 'flac', 'opus'],
+  video: ['mp4', 'webm', 'ogv', 'mov', 'm4v']
+}
+// The start of a text is enough to see what it is; an image or a PDF is read whole, so up to a size.
+const TEXT_BYTES = 256 * 1024
+const WHOLE_BYTES = 50 * 1024 * 1024
+// Pictures and PDFs are shown as what they are named, never as a page that could run a script.
+const BLOB_TYPE: Partial<Record<Kind, (extension: string) => string>> = {
+  image: (extension) => extension === 'svg' ? 'image/svg+xml' : `image/${extension === 'jpg' ? 'jpeg' : extension}`,
+  pdf: () => 'application/pdf'
+}
+
+export const kindOf = (name: string): Kind | undefined => {
+  const extension = name.slice(name.lastIndexOf('.') + 1).toLowerCase()
+  return (Object.keys(KINDS) as Kind[]).find((kind) => KINDS[kind].includes(extension))
+}
+
+type Shown = { text: string, cut: boolean } | { url: string }
+
+/** A file shown where it is: text as text, pictures and PDFs read through the API, audio and video
+ *  streamed from a signed link (the player asks for ranges). */
+export function Preview ({ api, path, size, onClose, onUnauthorized }: { api: Api, path: string, size: number, onClose: () => void, onUnauthorized: () => void }) {
+  const dialog = useModal()
+  const name = path.slice(path.lastIndexOf('/') + 1)
+  const kind = kindOf(name)!
+  const [shown, setShown] = useState<Shown>()
+  const { error, attempt } = useAction(onUnauthorized)
+
+  useEffect(() => {
+    let url: string | undefined
+    void attempt(async () => {
+      if (kind === 'text') {
+        const text = await (await api.read(path, size > TEXT_BYTES ? TEXT_BYTES : undefined)).text()
+        return setShown({ text, cut: size > TEXT_BYTES })
+      }
+      if (kind === 'audio' || kind === 'video') return setShown({ url: (await api.link(path, 'download', 3600)).url })
+      if (size > WHOLE_BYTES) throw new Error('This file is too large to preview here: download it instead.')
+      const bytes = await (await api.read(path)).arrayBuffer()
+      url = URL.createObjectURL(new Blob([bytes], { type: BLOB_TYPE[kind]!(name.slice(name.lastIndexOf('.') + 1).toLowerCase()) }))
+      setShown({ url })
+    })
+    return () => { if (url) URL.revokeObjectURL(url) }
+  }, [path])
+
+  return (
+    <dialog ref={dialog} class="preview" aria-labelledby="preview-title" onClose={onClose}>
+      <h2 id="preview-title">{name}</h2>
+      {error && <p role="alert" class="error">{error}</p>}
+      {!shown && !error && <p role="status">Loading…</p>}
+      {shown && 'text' in shown && <pre tabIndex={0} aria-label={`Contents of ${name}`}>{shown.text}{shown.cut ? '\n…' : ''}</pre>}
+      {shown && 'url' in shown && kind === 'image' && <img src={shown.url} alt={name} />}
+      {shown && 'url' in shown && kind === 'pdf' && <iframe src={shown.url} title={name} />}
+      {shown && 'url' in shown && kind === 'audio' && <audio src={shown.url} controls aria-label={name} />}
+      {shown && 'url' in shown && kind === 'video' && <video src={shown.url} controls aria-label={name} />}
+      <div class="inline"><button type="button" onClick={() => dialog.current?.close()}>Close</button></div>
+    </dialog>
+  )
+}
