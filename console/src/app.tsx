@@ -30,12 +30,18 @@ export function App ({ sessions, api }: { sessions: SessionStore, api: Api }) {
     sessions.set(next)
   }
 
-  // A session that can no longer be renewed is forgotten; signing out also revokes the provider's refresh token.
-  const forget = () => sessions.set(undefined)
+  // A session refused and not renewable is forgotten, and the sign-in says why; signing out also
+  // revokes the provider's refresh token.
+  const [ended, setEnded] = useState<string>()
+  const forget = () => {
+    setEnded('Your session has ended: sign in again.')
+    sessions.set(undefined)
+  }
   async function signOut () {
     const ending = sessions.get()
     if (ending?.method === 'idp' && ending.refreshToken) await api.logout(ending.refreshToken).catch(() => undefined)
-    forget()
+    setEnded(undefined)
+    sessions.set(undefined)
   }
   const link = (target: Route, label: string) => (
     <a href={hrefOf(target)} aria-current={target.view === route.view ? 'page' : undefined}
@@ -57,7 +63,7 @@ export function App ({ sessions, api }: { sessions: SessionStore, api: Api }) {
       </header>
       <main>
         {route.view === 'callback' && <SignInReturn onSignedIn={returned} />}
-        {!session && route.view !== 'callback' && <SignIn onSignedIn={signIn} />}
+        {!session && route.view !== 'callback' && <SignIn notice={ended} onSignedIn={signIn} />}
         {session && route.view === 'files' && <Files api={api} prefix={route.prefix} navigate={navigate} onUnauthorized={forget} />}
         {session && route.view === 'trash' && <Trash api={api} onUnauthorized={forget} />}
         {session && route.view === 'keys' && <Keys api={api} onUnauthorized={forget} />}

@@ -5,9 +5,9 @@ import type { Session } from './session.js'
 
 /** Sign in through the identity provider when the service has one, or with an API key (the
  *  embedded default has no identity provider). */
-export function SignIn ({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+export function SignIn ({ notice, onSignedIn }: { notice?: string, onSignedIn: (session: Session) => void }) {
   const [key, setKey] = useState('')
-  const [error, setError] = useState<string>()
+  const [error, setError] = useState(notice)
   const [busy, setBusy] = useState(false)
 
   async function submit (event: Event) {
