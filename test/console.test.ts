@@ -323,15 +323,21 @@ for (const driver of ['fs', 's3'] as const) {
     await table.getByRole('row', { name: 'docs' }).waitFor()
     t.equal(String(await read('docs/b/c.txt')), 'c', 'restored where they were')
 
-    // By keyboard: Shift+Tab moves along the toolbar, and what has the focus shows it.
+    // By keyboard: Tab moves along the toolbar, what has the focus shows it, Enter opens a dialog
+    // with the focus inside it, and Enter there answers it.
     await page.getByRole('button', { name: 'Upload folder' }).focus()
-    await page.keyboard.press('Shift+Tab')
-    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Upload')
+    await page.keyboard.press('Tab')
+    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'New folder')
     t.not(await page.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle), 'none', 'the focused control is outlined')
-    const chooser = page.waitForEvent('filechooser')
     await page.keyboard.press('Enter')
-    await (await chooser).setFiles({ name: 'typed.txt', mimeType: 'text/plain', buffer: Buffer.from('by keyboard') })
-    await table.getByRole('row', { name: 'typed.txt' }).waitFor()
+    await page.getByRole('dialog', { name: 'New folder' }).waitFor()
+    t.equal(await page.evaluate(() => document.activeElement?.id), 'ask-value', 'the dialog has the focus')
+    await page.keyboard.type('typed')
+    await page.keyboard.press('Enter')
+    await page.getByText('This folder is empty.').waitFor()
+    t.equal(new URL(page.url()).pathname, '/console/files/typed/')
+    await page.goBack()
+    await table.getByRole('row', { name: 'notes.md' }).waitFor()
 
     // A phone's width: nothing wider than the screen, and a row's actions still there.
     await page.setViewportSize({ width: 360, height: 740 })
