@@ -19,6 +19,10 @@ export const REDACTED_PATHS = [
   '*.refreshToken', '*.accessToken', '*.idToken', '*.key', '*.secretAccessKey', '*.sessionToken'
 ]
 
+/** A request's URL as the log shows it: a link's token and the sign-in's code, state and PKCE values left out. */
+export const loggedUrl = (url: string) => withoutLinkToken(url)
+  .replace(/([?&](?:code|state|codeChallenge|codeVerifier|X-Amz-Signature|X-Amz-Security-Token)=)[^&#]*/gi, '$1[redacted]')
+
 export interface LogStream { write (line: string): void }
 
 export interface BuildOptions {
@@ -38,7 +42,7 @@ export async function buildApp (config: Config, { logStream, tracing }: BuildOpt
       // Fastify's own fields, but a signed link's token (a credential) left out of the URL.
       serializers: {
         req: (request) => ({
-          method: request.method, url: withoutLinkToken(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort
+          method: request.method, url: loggedUrl(request.url), host: request.host, remoteAddress: request.ip, remotePort: request.socket?.remotePort
         })
       },
       stream: logStream

@@ -77,7 +77,10 @@ t.test('a person signs in through the identity provider, lands on the folder the
   const reused = await fetch(`${server.url}/api/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: stored.session.refreshToken }) })
   t.equal(reused.status, 401, 'a refresh token kept from before signing out no longer works')
   t.same(problems, [], 'no script error and no Content-Security-Policy violation')
-  t.notMatch(server.logs.map((line) => JSON.stringify(line)).join('\n'), String(stored.session.refreshToken), 'no token in the service\'s log')
+  const logged = server.logs.map((line) => JSON.stringify(line)).join('\n')
+  t.match(logged, '/console/callback?code=[redacted]', 'the provider\'s redirect is logged')
+  t.notMatch(logged, /[?&](code|state|codeChallenge)=(?!\[redacted\])/, 'without its code, state or PKCE challenge')
+  t.notMatch(logged, String(stored.session.refreshToken), 'and no token in the service\'s log')
 })
 
 t.test('a sign-in that is cancelled, forged or cannot start says so, and the person can sign in again', { skip }, async (t) => {

@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import Fastify from 'fastify'
 import t from 'tap'
 import type { Browser } from 'playwright-core'
 import { stowage } from '../plugins/stowage.js'
 import { bearer, buildTestApp } from './helpers/app.js'
-import { accessibilityProblems, launchBrowser, noBrowser as skip, pageProblems } from './helpers/browser.js'
+import { accessibilityProblems, launchBrowser, noBrowser as skip, pageProblems, screenshot } from './helpers/browser.js'
 import { startS3Server } from './helpers/s3.js'
 
 const s3 = skip ? undefined : await startS3Server()
@@ -42,6 +43,7 @@ for (const driver of ['fs', 's3'] as const) {
     t.notMatch(answer!.headers()['content-security-policy'], /unsafe-inline|unsafe-eval/)
 
     const a11y: Record<string, string[]> = { 'sign-in': await accessibilityProblems(page) }
+    if (driver === 'fs') await screenshot(page, 'sign-in')
     await page.getByLabel('API key').fill('stw_not-a-key')
     await page.getByRole('button', { name: 'Sign in with an API key' }).click()
     await page.getByRole('alert').filter({ hasText: 'not accepted' }).waitFor()
@@ -105,6 +107,7 @@ for (const driver of ['fs', 's3'] as const) {
     const shared = await page.evaluate(() => navigator.clipboard.readText())
     t.equal(shared, await share.getByLabel('Link').textContent())
     a11y.share = await accessibilityProblems(page)
+    if (driver === 'fs') await screenshot(page, 'share')
     await share.getByRole('button', { name: 'Close' }).click()
     const stranger = await browser!.newContext()
     const opened = await (await stranger.newPage()).goto(shared)
@@ -190,6 +193,7 @@ for (const driver of ['fs', 's3'] as const) {
     await consoleNav.getByRole('link', { name: 'Trash' }).click()
     t.equal(new URL(page.url()).pathname, '/console/trash')
     a11y.trash = await accessibilityProblems(page)
+    if (driver === 'fs') await screenshot(page, 'trash')
     await table.getByRole('button', { name: 'Restore notes.txt' }).click()
     await page.getByText('The trash is empty.').waitFor()
     t.equal((await app.inject({ url: '/api/raw/notes.txt', headers: bearer(key) })).body, 'contents of notes.txt', 'restored where it was')
@@ -208,6 +212,7 @@ for (const driver of ['fs', 's3'] as const) {
     await page.getByRole('button', { name: 'Copied' }).waitFor()
     t.equal(await page.evaluate(() => navigator.clipboard.readText()), secret, 'the copy button copies the secret')
     a11y.keys = await accessibilityProblems(page)
+    if (driver === 'fs') await screenshot(page, 'keys')
     t.equal((await app.inject({ url: '/api/usage', headers: bearer(secret) })).statusCode, 200, 'the new key works')
     await table.getByRole('button', { name: 'Revoke laptop' }).click()
     await table.getByRole('row', { name: 'laptop' }).waitFor({ state: 'detached' })
@@ -283,12 +288,14 @@ for (const driver of ['fs', 's3'] as const) {
     await table.getByRole('link', { name: 'trip/' }).waitFor()
     await page.getByRole('region', { name: 'Uploads' }).getByText('Uploaded', { exact: true }).nth(1).waitFor()
     t.same([String(await read('trip/plan.txt')), (await read('trip/day%201/photo.jpg')).equals(PIXEL)], ['leave at nine', true], 'the folder and the folder inside it, each file where it was')
+    if (driver === 'fs') await screenshot(page, 'files')
 
     // Previews: text as text, the picture drawn, the audio played from a signed link with ranges.
     await table.getByRole('button', { name: 'notes.md', exact: true }).click()
     const preview = page.getByRole('dialog', { name: 'notes.md' })
     t.equal(await preview.getByLabel('Contents of notes.md').textContent(), '# Plans\n\n- ship the console\n')
     const previewProblems = await accessibilityProblems(page)
+    if (driver === 'fs') await screenshot(page, 'preview')
     await preview.getByRole('button', { name: 'Close' }).click()
     await table.getByRole('button', { name: 'pixel.png', exact: true }).click()
     await page.waitForFunction(() => (document.querySelector('dialog img') as HTMLImageElement | null)?.naturalWidth === 1)
@@ -341,6 +348,7 @@ for (const driver of ['fs', 's3'] as const) {
 
     // A phone's width: nothing wider than the screen, and a row's actions still there.
     await page.setViewportSize({ width: 360, height: 740 })
+    if (driver === 'fs') await screenshot(page, 'phone')
     t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'no sideways scrolling at 360 px')
     t.ok(await table.getByRole('button', { name: 'Delete notes.md' }).isVisible(), 'row actions stay reachable')
     t.same({ preview: previewProblems, narrow: await accessibilityProblems(page) }, { preview: [], narrow: [] }, 'axe-core finds no serious or critical violation')
@@ -409,4 +417,14 @@ t.test('a host app can leave the console out, and a mount under a prefix or PUBL
   t.match(page.body, '<base href="/tools/files/console/">')
   t.equal(page.headers['cache-control'], 'no-cache')
   t.equal((await bare.inject({ url: '/console/' })).statusCode, 404, 'routes.console: false')
+})
+
+t.test('the first load carries at most 150 KiB of compressed JavaScript', async (t) => {
+  const built = new URL('../dist/console/', import.meta.url)
+  const page = await readFile(new URL('index.html', built), 'utf8')
+  const scripts = [...page.matchAll(/(?:src|href)="\.\/(assets\/[^"]+\.js)"/g)].map((match) => match[1])
+  t.ok(scripts.length > 0, 'the page loads its script')
+  let compressed = 0
+  for (const script of scripts) compressed += gzipSync(await readFile(new URL(script, built)), { level: 9 }).length
+  t.ok(compressed <= 150 * 1024, `${(compressed / 1024).toFixed(1)} KiB of gzip-compressed JavaScript`)
 })

@@ -37,3 +37,15 @@ export function pageProblems (page: Page, origin?: string): string[] {
   page.on('pageerror', (error) => problems.push(error.message))
   return problems
 }
+
+/** With STOWAGE_SCREENSHOTS=<folder> (README's pictures: `STOWAGE_SCREENSHOTS=docs npx tap test/console.test.ts`),
+ *  the page as it is, light and dark, as <folder>/console-<name>-light.png and -dark.png. */
+export async function screenshot (page: Page, name: string) {
+  const folder = process.env.STOWAGE_SCREENSHOTS
+  if (!folder) return
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme })
+    await page.screenshot({ path: join(folder, `console-${name}-${colorScheme}.png`) })
+  }
+  await page.emulateMedia({ colorScheme: null })
+}
