@@ -26,7 +26,6 @@ function builtConsole (): string | undefined {
     .find((folder) => existsSync(`${folder}assets`))
 }
 
-
 /**
  * The web console at /console/: its hashed assets cached for a year, and for any other path under
  * it (a deep link, /console/files/<prefix>) its page, told where it is mounted by a <base>.
@@ -39,8 +38,8 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (ap
     .header('referrer-policy', 'no-referrer')
   const folder = builtConsole()
   const mountedAt = `${publicUrl ? new URL(publicUrl).pathname.replace(/\/$/, '') : ''}${app.prefix}/console/`
-  // The page is told where it is mounted, and whether the service has an identity provider to sign in with.
-  const signInWith = stowageOf(app).stowageIdentity.protectedResource ? 'identity-provider api-key' : 'api-key'
+  // The page is told where it is mounted, and whether the service can sign people in through an identity provider.
+  const signInWith = stowageOf(app).stowageIdentity.protectedResource?.clientId ? 'identity-provider api-key' : 'api-key'
   const page = folder && readFileSync(`${folder}index.html`, 'utf8')
     .replace('<head>', `<head>\n    <base href="${mountedAt}">\n    <meta name="stowage-sign-in" content="${signInWith}">`)
   const hidden = { schema: { hide: true } }
