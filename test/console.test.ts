@@ -280,14 +280,17 @@ for (const driver of ['fs', 's3'] as const) {
     await mkdir(join(dropped, 'trip', 'day 1'), { recursive: true })
     await writeFile(join(dropped, 'trip', 'plan.txt'), 'leave at nine')
     await writeFile(join(dropped, 'trip', 'day 1', 'photo.jpg'), PIXEL)
+    // More files than the console sends at once: the rest wait their turn.
+    for (const day of [2, 3, 4]) await writeFile(join(dropped, 'trip', `day ${day}.txt`), `day ${day}`)
     const devtools = await context.newCDPSession(page)
     const box = (await table.boundingBox())!
     for (const type of ['dragEnter', 'dragOver', 'drop'] as const) {
       await devtools.send('Input.dispatchDragEvent', { type, x: box.x + box.width / 2, y: box.y + box.height / 2, data: { items: [], files: [join(dropped, 'trip')], dragOperationsMask: 1 } })
     }
     await table.getByRole('link', { name: 'trip/' }).waitFor()
-    await page.getByRole('region', { name: 'Uploads' }).getByText('Uploaded', { exact: true }).nth(1).waitFor()
-    t.same([String(await read('trip/plan.txt')), (await read('trip/day%201/photo.jpg')).equals(PIXEL)], ['leave at nine', true], 'the folder and the folder inside it, each file where it was')
+    await page.getByRole('region', { name: 'Uploads' }).getByText('Uploaded', { exact: true }).nth(4).waitFor()
+    t.same([String(await read('trip/plan.txt')), (await read('trip/day%201/photo.jpg')).equals(PIXEL), String(await read('trip/day%204.txt'))], ['leave at nine', true, 'day 4'],
+      'the folder and the folder inside it, each file where it was')
     if (driver === 'fs') await screenshot(page, 'files')
 
     // Previews: text as text, the picture drawn, the audio played from a signed link with ranges.

@@ -11,12 +11,14 @@ interface Transfer {
   name: string
   sent: number
   total: number
-  state: 'sending' | 'paused' | 'done' | 'failed'
+  state: 'waiting' | 'sending' | 'paused' | 'done' | 'failed'
   error?: string
 }
 
 // Pieces small enough that a pause or a dropped connection loses little, large enough to be few.
 const PIECE_BYTES = 8 * 1024 * 1024
+// A few at a time: a dropped folder of thousands of files waits its turn rather than opening thousands of uploads.
+const AT_ONCE = 3
 
 /** Files sent through tus, each with its progress, pause, resume and cancel. */
 export function useUploads (api: Api, onUploaded: () => void) {
@@ -26,8 +28,25 @@ export function useUploads (api: Api, onUploaded: () => void) {
   uploaded.current = onUploaded
   const uploads = useRef(new Map<number, Upload>())
   const next = useRef(0)
+  const sending = useRef(new Set<number>())
+  const waiting = useRef<number[]>([])
   const update = (id: number, change: Partial<Transfer>) =>
     setTransfers((all) => all.map((transfer) => transfer.id === id ? { ...transfer, ...change } : transfer))
+
+  function pump () {
+    while (sending.current.size < AT_ONCE && waiting.current.length > 0) {
+      const id = waiting.current.shift()!
+      sending.current.add(id)
+      update(id, { state: 'sending' })
+      uploads.current.get(id)?.start()
+    }
+  }
+  /** `id` sends no more (done, failed, paused or cancelled): the next waiting one goes. */
+  function settle (id: number) {
+    sending.current.delete(id)
+    waiting.current = waiting.current.filter((other) => other !== id)
+    pump()
+  }
 
   function start (outgoing: Outgoing[]) {
     for (const { file, path, ...preconditions } of outgoing) {
@@ -43,25 +62,39 @@ export function useUploads (api: Api, onUploaded: () => void) {
         onSuccess: () => {
           update(id, { state: 'done', sent: file.size })
           uploads.current.delete(id)
+          settle(id)
           uploaded.current()
         },
-        onError: (error) => update(id, { state: 'failed', error: messageOf(error) })
+        onError: (error) => {
+          update(id, { state: 'failed', error: messageOf(error) })
+          settle(id)
+        }
       })
       uploads.current.set(id, upload)
-      setTransfers((all) => [...all, { id, name: path.slice(path.lastIndexOf('/') + 1), sent: 0, total: file.size, state: 'sending' }])
-      upload.start()
+      waiting.current.push(id)
+      setTransfers((all) => [...all, { id, name: path.slice(path.lastIndexOf('/') + 1), sent: 0, total: file.size, state: 'waiting' }])
     }
+    pump()
   }
 
   return {
     transfers,
     start,
-    pause: (id: number) => { void uploads.current.get(id)?.abort(); update(id, { state: 'paused' }) },
-    resume: (id: number) => { uploads.current.get(id)?.start(); update(id, { state: 'sending' }) },
+    pause: (id: number) => {
+      void uploads.current.get(id)?.abort()
+      update(id, { state: 'paused' })
+      settle(id)
+    },
+    resume: (id: number) => {
+      waiting.current.push(id)
+      update(id, { state: 'waiting' })
+      pump()
+    },
     cancel: (id: number) => {
       void uploads.current.get(id)?.abort(true)
       uploads.current.delete(id)
       setTransfers((all) => all.filter((transfer) => transfer.id !== id))
+      settle(id)
     }
   }
 }
@@ -83,6 +116,7 @@ export function Transfers ({ uploads }: { uploads: Uploads }) {
           <li key={transfer.id}>
             <span>{transfer.name}</span>
             <progress max={transfer.total} value={transfer.sent} aria-label={`Uploading ${transfer.name}`} />
+            {transfer.state === 'waiting' && <span>Waiting</span>}
             {transfer.state === 'sending' && <button type="button" onClick={() => uploads.pause(transfer.id)}>Pause</button>}
             {transfer.state === 'paused' && <button type="button" onClick={() => uploads.resume(transfer.id)}>Resume</button>}
             {transfer.state !== 'done' && <button type="button" onClick={() => uploads.cancel(transfer.id)}>Cancel</button>}
