@@ -31,7 +31,7 @@ async function logInAtProvider (page: Page, login: string) {
   await page.locator('button[type="submit"]', { hasText: /continue/i }).click()
 }
 
-t.test('a person signs in through the identity provider, lands on the folder they opened, stays signed in as tokens expire, and signing out revokes', { skip }, async (t) => {
+t.test('a person signs in through the identity provider, lands on the folder they opened, stays signed in as tokens expire, makes a key and signs in with it, and signing out revokes', { skip }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'stowage-console-idp-'))
   const server = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, 'stowage.db')}`, STORAGE_DRIVER: 's3', ...serviceEnv(s3!), ...idp!.serviceEnv })
   t.teardown(async () => {
@@ -69,11 +69,25 @@ t.test('a person signs in through the identity provider, lands on the folder the
   const files = await fetch(`${server.url}/api/raw/reports/2026/q3.csv`, { headers: { authorization: `Bearer ${String(stored.session.token)}` } })
   t.equal(await files.text(), 'quarter,total\n3,42\n', 'uploaded under carol\'s own prefix')
 
+  // A key for a machine without the provider, made here and used to sign in the other way.
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'API keys' }).click()
+  await page.getByLabel('Name').fill('backup job')
+  await page.getByRole('button', { name: 'Create key' }).click()
+  const secret = (await page.getByRole('status').locator('output').textContent())!
+
   const revocations = idp!.seen.revocations
   await page.getByRole('button', { name: 'Sign out' }).click()
   await signIn.waitFor()
   t.equal(await page.evaluate(() => sessionStorage.length), 0, 'signing out forgets the tokens')
   t.ok(idp!.seen.revocations > revocations, 'and revokes the refresh token at the provider')
+
+  await page.getByLabel('API key').fill(secret)
+  await page.getByRole('button', { name: 'Sign in with an API key' }).click()
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'My files' }).click()
+  await table.getByRole('link', { name: 'reports/' }).waitFor()
+  t.pass('the key made in the console signs carol in, to the same files')
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await signIn.waitFor()
   const reused = await fetch(`${server.url}/api/auth/refresh`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: stored.session.refreshToken }) })
   t.equal(reused.status, 401, 'a refresh token kept from before signing out no longer works')
   t.same(problems, [], 'no script error and no Content-Security-Policy violation')

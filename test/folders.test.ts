@@ -20,7 +20,9 @@ for (const driver of ['fs', 's3'] as const) {
       ...Array.from({ length: 150 }, (_, i) => `f${pad(i)}.txt`),
       ...[0, 1, 2].flatMap((d) => Array.from({ length: 100 }, (_, i) => `d${d}/${pad(i)}.txt`)),
       // 99 files and two folders: the first page ends on a folder.
-      ...Array.from({ length: 99 }, (_, i) => `g/a${pad(i)}.txt`), 'g/x/one.txt', 'g/y/two.txt', 'g/y/deeper/three.txt'
+      ...Array.from({ length: 99 }, (_, i) => `g/a${pad(i)}.txt`), 'g/x/one.txt', 'g/y/two.txt', 'g/y/deeper/three.txt',
+      // A folder that holds only a folder.
+      'h/only/four.txt'
     ]
     // Eight at a time: each S3 upload holds three part buffers of the upload memory budget.
     for (let i = 0; i < paths.length; i += 8) {
@@ -40,7 +42,7 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal(first.files.at(-1)!.key, 'f095.txt')
     t.ok(first.isTruncated)
     const second = await list({ continuationToken: first.continuationToken! })
-    t.same(second.folders, ['g/'], 'a folder that sorts after the files comes after them')
+    t.same(second.folders, ['g/', 'h/'], 'a folder that sorts after the files comes after them; one holding only folders is named too')
     t.same(second.files.map((file) => file.key), Array.from({ length: 54 }, (_, i) => `f${pad(i + 96)}.txt`))
     t.equal(second.isTruncated, false)
     t.notOk('continuationToken' in second)

@@ -50,6 +50,25 @@ store.putObject = async (object) => {
   })
   return written
 }
+// s3rver's folder listing (a delimiter) skips the directories below a folder's first level, so a
+// folder holding only folders (a/b/c.txt listed at the root) was not named at all, where S3 names
+// it. So here a delimited listing reads every key under the prefix and names the folders itself.
+const listEvery = store.listObjects.bind(store)
+store.listObjects = async (bucket, options) => {
+  const { delimiter, prefix = '', maxKeys = Infinity } = options
+  if (!delimiter) return listEvery(bucket, options)
+  const every = await listEvery(bucket, { ...options, delimiter: '', maxKeys: Infinity })
+  const commonPrefixes = new Set()
+  const objects = []
+  let isTruncated = false
+  for (const object of every.objects) {
+    const at = object.key.slice(prefix.length).indexOf(delimiter)
+    if (at !== -1) commonPrefixes.add(object.key.slice(0, prefix.length + at + 1))
+    else if (objects.length < maxKeys) objects.push(object)
+    else { isTruncated = true; break }
+  }
+  return { objects, commonPrefixes: [...commonPrefixes].sort(), isTruncated }
+}
 server.run().then(({ port }) => process.stdout.write(JSON.stringify({ port }) + '\\n'))
 process.on('SIGTERM', () => server.close().finally(() => process.exit(0)))
 `
