@@ -354,6 +354,12 @@ for (const driver of ['fs', 's3'] as const) {
     if (driver === 'fs') await screenshot(page, 'phone')
     t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'no sideways scrolling at 360 px')
     t.ok(await table.getByRole('button', { name: 'Delete notes.md' }).isVisible(), 'row actions stay reachable')
+    const nav = page.getByRole('navigation', { name: 'Console' })
+    for (const view of ['Trash', 'API keys']) {
+      await nav.getByRole('link', { name: view }).click()
+      await page.getByRole('heading', { name: view, level: 1 }).waitFor()
+      t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), `${view}: no sideways scrolling at 360 px`)
+    }
     t.same({ preview: previewProblems, narrow: await accessibilityProblems(page) }, { preview: [], narrow: [] }, 'axe-core finds no serious or critical violation')
     t.same(problems, [], 'no script error and no Content-Security-Policy violation')
   })
