@@ -1,8 +1,15 @@
 import type { Readable } from 'node:stream'
+import { crc32 } from 'node:zlib'
+import CRC32 from 'crc-32'
 import ZipStream from 'zip-stream'
 import { NotFoundError } from '../errors.js'
 import type { FileService } from './files.js'
 import { checkPrefix } from './paths.js'
+
+// zip-stream sums every byte with the crc-32 package, in JavaScript (2.4 GB/s here), which held a zip
+// of files on a fast disk to half a raw read. Node's own CRC-32 is native (6.9 GB/s) and gives the
+// same sums (crc-32's signed form; its first seed is a Buffer, read as 0).
+CRC32.buf = (data: Uint8Array | number[], seed?: number) => crc32(data instanceof Uint8Array ? data : Uint8Array.from(data), Number(seed) >>> 0) | 0
 
 /**
  * Every file under `prefix` as one zip, streamed: names relative to the prefix, in UTF-8, stored
