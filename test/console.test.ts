@@ -292,6 +292,8 @@ for (const driver of ['fs', 's3'] as const) {
     t.same([String(await read('trip/plan.txt')), (await read('trip/day%201/photo.jpg')).equals(PIXEL), String(await read('trip/day%204.txt'))], ['leave at nine', true, 'day 4'],
       'the folder and the folder inside it, each file where it was')
     if (driver === 'fs') await screenshot(page, 'files')
+    await page.getByRole('button', { name: 'Clear finished' }).click()
+    await page.getByRole('region', { name: 'Uploads' }).waitFor({ state: 'detached' })
 
     // Previews: text as text, the picture drawn, the audio played from a signed link with ranges.
     await table.getByRole('button', { name: 'notes.md', exact: true }).click()

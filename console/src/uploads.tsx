@@ -90,6 +90,7 @@ export function useUploads (api: Api, onUploaded: () => void) {
       update(id, { state: 'waiting' })
       pump()
     },
+    clearFinished: () => setTransfers((all) => all.filter((transfer) => transfer.state !== 'done')),
     cancel: (id: number) => {
       void uploads.current.get(id)?.abort(true)
       uploads.current.delete(id)
@@ -125,6 +126,7 @@ export function Transfers ({ uploads }: { uploads: Uploads }) {
           </li>
         ))}
       </ul>
+      {uploads.transfers.some((transfer) => transfer.state === 'done') && <button type="button" onClick={uploads.clearFinished}>Clear finished</button>}
     </section>
   )
 }
