@@ -2,26 +2,20 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { buildTestApp } from './helpers/app.js'
-import { accessibilityProblems, launchBrowser, noBrowser as skip, pageProblems } from './helpers/browser.js'
+import { accessibilityProblems, browserFixture, noBrowser as skip, pageProblems } from './helpers/browser.js'
 import { startOidcProvider } from './helpers/oidc.js'
-import { serviceEnv, startS3Server } from './helpers/s3.js'
+import { serviceEnv } from './helpers/s3.js'
 import { startServerProcess } from './helpers/server.js'
 
 // The console as deployed: the service in a process of its own on s3rver, signing people in through
 // oidc-provider, whose development login page accepts any name. Access tokens live 20 seconds, less
 // than the console's 30 seconds of margin, so that every call it makes renews the session first.
 const idp = skip ? undefined : await startOidcProvider({ accessTokenTtl: 20 })
-const s3 = skip ? undefined : await startS3Server()
-let browser: Browser | undefined
-t.before(async () => {
-  if (skip) return
-  const launched = await launchBrowser()
-  t.teardown(launched.close)
-  browser = launched.browser
-})
-t.teardown(async () => { await Promise.all([s3?.close(), idp?.close()]) })
+const fixture = await browserFixture()
+const { s3 } = fixture
+t.teardown(async () => { await idp?.close() })
 
 /** The provider's pages, as a person goes through them: log in as `login`, then allow Stowage. */
 async function logInAtProvider (page: Page, login: string) {
@@ -39,7 +33,7 @@ t.test('a person signs in through the identity provider, lands on the folder the
     await server.exited
     await rm(dir, { recursive: true, force: true })
   })
-  const context = await browser!.newContext()
+  const context = await fixture.browser!.newContext()
   t.teardown(() => context.close())
   const page = await context.newPage()
   const problems = pageProblems(page, server.url)
@@ -101,7 +95,7 @@ t.test('a sign-in that is cancelled, forged or cannot start says so, and the per
   const { app, close } = await buildTestApp({ driver: 'fs', env: idp!.serviceEnv })
   t.teardown(close)
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  const context = await browser!.newContext()
+  const context = await fixture.browser!.newContext()
   t.teardown(() => context.close())
   const page = await context.newPage()
 
@@ -128,7 +122,7 @@ t.test('with no identity provider, the console offers API keys only, and its sig
   const { app, close } = await buildTestApp({ driver: 'fs' })
   t.teardown(close)
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  const page = await (await browser!.newContext()).newPage()
+  const page = await (await fixture.browser!.newContext()).newPage()
   t.teardown(() => page.context().close())
   await page.goto(`${url}/console/`)
   await page.getByRole('button', { name: 'Sign in with an API key' }).waitFor()

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import AxeBuilder from '@axe-core/playwright'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import t from 'tap'
+import { startS3Server, type S3Server } from './s3.js'
 
 // Debian's chromium, which .ci/run installs as it installs nginx; playwright-core downloads nothing.
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -12,7 +14,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const noBrowser: string | false = existsSync(CHROMIUM) ? false : `needs Chromium at ${CHROMIUM} (apt-get install chromium)`
 
 /** Chromium, with its profile and downloads in a temporary folder that close() removes. */
-export async function launchBrowser (): Promise<{ browser: Browser, folder: string, close: () => Promise<void> }> {
+async function launchBrowser (): Promise<{ browser: Browser, folder: string, close: () => Promise<void> }> {
   const folder = await mkdtemp(join(tmpdir(), 'stowage-chromium-'))
   // As root the sandbox cannot start.
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], downloadsPath: folder })
@@ -48,4 +50,28 @@ export async function screenshot (page: Page, name: string) {
     await page.screenshot({ path: join(folder, `console-${name}-${colorScheme}.png`) })
   }
   await page.emulateMedia({ colorScheme: null })
+}
+
+/** Chromium for a test file, and s3rver for its S3 runs: started before its tests, stopped after them. */
+export interface BrowserFixture { s3?: S3Server, browser?: Browser, folder: string }
+
+export async function browserFixture (): Promise<BrowserFixture> {
+  const fixture: BrowserFixture = { folder: '' }
+  if (noBrowser) return fixture
+  fixture.s3 = await startS3Server()
+  t.before(async () => {
+    const launched = await launchBrowser()
+    t.teardown(launched.close)
+    Object.assign(fixture, { browser: launched.browser, folder: launched.folder })
+  })
+  t.teardown(() => fixture.s3?.close())
+  return fixture
+}
+
+/** Opens the console at `url` and signs in with `key`, as a person types it. */
+export async function signInWithKey (page: Page, url: string, key: string) {
+  await page.goto(`${url}/console/`)
+  await page.getByLabel('API key').fill(key)
+  await page.getByLabel('API key').press('Enter')
+  await page.getByRole('table').waitFor()
 }
