@@ -13,7 +13,9 @@ import {
 import { createTestDatabase } from './helpers/db.js'
 import { createKeyIn } from './helpers/keys.js'
 
-/** A database and a folder of its own for one Stowage mount, and a key for alice in it. */
+/** A database and a folder of its own for one Stowage mount, and a key for alice in it. Called
+ *  before the host is made: teardowns run last first, so the host closes its pool before the
+ *  database is dropped (a drop with force would end the pool's connections under it). */
 async function mountPoint (t: Test) {
   const database = await createTestDatabase({ shared: true })
   const dir = await mkdtemp(join(tmpdir(), 'stowage-host-'))
@@ -45,8 +47,8 @@ async function hostApp (t: Test) {
 const content = Buffer.from('hello').toString('base64')
 
 t.test('one registration mounts Stowage under a prefix beside a host that has its own of everything', async (t) => {
-  const host = await hostApp(t)
   const mount = await mountPoint(t)
+  const host = await hostApp(t)
   await host.register(stowage, { prefix: '/storage', ...mount.options })
   await host.ready()
 
@@ -70,8 +72,8 @@ t.test('one registration mounts Stowage under a prefix beside a host that has it
 })
 
 t.test("Stowage's routes appear in the host's own OpenAPI document with {path}, named schemas and their security schemes", async (t) => {
-  const host = await hostApp(t)
   const mount = await mountPoint(t)
+  const host = await hostApp(t)
   await host.register(stowage, { prefix: '/storage', ...mount.options })
   await host.ready()
   const doc = host.swagger() as any
@@ -87,9 +89,9 @@ t.test("Stowage's routes appear in the host's own OpenAPI document with {path}, 
 })
 
 t.test('mounted twice under two prefixes, each mount has its own users, keys and files', async (t) => {
+  const [one, two] = [await mountPoint(t), await mountPoint(t)]
   const host = Fastify()
   t.teardown(() => host.close())
-  const [one, two] = [await mountPoint(t), await mountPoint(t)]
   await host.register(stowage, { prefix: '/one', ...one.options })
   await host.register(stowage, { prefix: '/two', ...two.options })
   await host.ready()
@@ -101,10 +103,10 @@ t.test('mounted twice under two prefixes, each mount has its own users, keys and
 })
 
 t.test('mounted at the root beside the host\'s own 404 handler', async (t) => {
+  const mount = await mountPoint(t)
   const host = Fastify()
   t.teardown(() => host.close())
   host.setNotFoundHandler((_request, reply) => reply.code(404).send({ hostNotFound: true }))
-  const mount = await mountPoint(t)
   await host.register(stowage, { ...mount.options, openapi: false })
   await host.ready()
   t.equal((await host.inject({ method: 'PUT', url: '/api/files/a.txt', headers: mount.headers, payload: { content } })).statusCode, 200)
@@ -113,9 +115,9 @@ t.test('mounted at the root beside the host\'s own 404 handler', async (t) => {
 })
 
 t.test('route groups can be left out, and extra authenticators join the chain', async (t) => {
+  const mount = await mountPoint(t)
   const host = Fastify()
   t.teardown(() => host.close())
-  const mount = await mountPoint(t)
   await host.register(stowage, {
     prefix: '/s',
     ...mount.options,
