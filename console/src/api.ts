@@ -39,6 +39,9 @@ export interface Listing {
 /** The service's URL for `path` (`api/…`), relative to where the console is mounted. */
 export const serviceUrl = (path: string) => new URL(`../${path}`, document.baseURI)
 
+/** A POST of `body` as JSON. */
+export const postJson = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+
 export function createApi (tokens: Tokens) {
   async function answer (path: string, init: RequestInit = {}): Promise<Response> {
     const send = (bearer: string | undefined) => {
@@ -58,7 +61,6 @@ export function createApi (tokens: Tokens) {
     const answered = await answer(path, init)
     return (answered.status === 204 ? undefined : await answered.json()) as T
   }
-  const json = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
   const filePath = (path: string) => path.split('/').map(encodeURIComponent).join('/')
   function list (prefix: string, continuationToken?: string, oneLevel = true) {
     const query = new URLSearchParams({ prefix, ...(oneLevel ? { delimiter: '/' } : {}) })
@@ -67,7 +69,7 @@ export function createApi (tokens: Tokens) {
   }
   const remove = async (path: string) => (await answer(`api/raw/${filePath(path)}`, { method: 'DELETE' })).headers.get('stowage-trash-id') ?? undefined
   async function transfer (route: string, from: string, to: string) {
-    while ((await call<{ isTruncated?: boolean }>(route, json({ from, to }))).isTruncated);
+    while ((await call<{ isTruncated?: boolean }>(route, postJson({ from, to }))).isTruncated);
   }
 
   return {
@@ -78,22 +80,21 @@ export function createApi (tokens: Tokens) {
     /** Every file under a folder, to the trash one by one (an object store has no folder to delete): their trash ids. */
     async removeFolder (prefix: string) {
       const trashIds: string[] = []
-      for (let page: Listing | undefined; !page || page.isTruncated;) {
+      for (;;) {
         // Deleted as listed, so each page starts again from what is left.
-        page = await list(prefix, undefined, false)
+        const page = await list(prefix, undefined, false)
         for (const file of page.files) {
           const trashId = await remove(file.key)
           if (trashId) trashIds.push(trashId)
         }
-        if (page.files.length === 0) break
+        if (!page.isTruncated || page.files.length === 0) return trashIds
       }
-      return trashIds
     },
     /** A file, with the session's token: the whole of it, or its first `firstBytes`. */
     read: (path: string, firstBytes?: number) => answer(`api/raw/${filePath(path)}`, firstBytes ? { headers: { range: `bytes=0-${firstBytes - 1}` } } : {}),
     /** A folder as one zip, kept in the page until it is saved. */
     archive: async (prefix: string) => (await answer(`api/archive?${new URLSearchParams({ prefix })}`)).blob(),
-    restore: (trashId: string) => call(`api/trash/${encodeURIComponent(trashId)}/restore`, json({})),
+    restore: (trashId: string) => call(`api/trash/${encodeURIComponent(trashId)}/restore`, postJson({})),
     trash: (continuationToken?: string) =>
       call<{ items: TrashItem[], isTruncated: boolean, continuationToken?: string }>(`api/trash${continuationToken ? `?${new URLSearchParams({ continuationToken })}` : ''}`),
     purge: (trashId: string) => call(`api/trash/${encodeURIComponent(trashId)}`, { method: 'DELETE' }),
@@ -103,13 +104,13 @@ export function createApi (tokens: Tokens) {
     /** A file or a folder copied, as moved. */
     copy: (from: string, to: string) => transfer('api/copies', from, to),
     keys: () => call<{ keys: KeySummary[] }>('api/keys'),
-    createKey: (name: string) => call<KeySummary & { key: string }>('api/keys', json({ name })),
+    createKey: (name: string) => call<KeySummary & { key: string }>('api/keys', postJson({ name })),
     revokeKey: (id: string) => call(`api/keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),
     /** A signed link: a URL that downloads the file, or takes one upload of it, with no token. */
     link: (path: string, method: 'download' | 'upload', expiresIn: number) =>
-      call<{ url: string, expiresAt: string }>('api/links', json({ path, method, expiresIn })),
+      call<{ url: string, expiresAt: string }>('api/links', postJson({ path, method, expiresIn })),
     /** Forgets the identity provider's refresh token there too. */
-    logout: (refreshToken: string) => call('api/auth/logout', json({ refreshToken })),
+    logout: (refreshToken: string) => call('api/auth/logout', postJson({ refreshToken })),
     /** What tus uploads need: the endpoint, and each request signed with the token of its moment. */
     uploads: {
       endpoint: serviceUrl('api/uploads').href,

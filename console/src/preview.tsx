@@ -21,10 +21,9 @@ const BLOB_TYPE: Partial<Record<Kind, (extension: string) => string>> = {
   pdf: () => 'application/pdf'
 }
 
-export const kindOf = (name: string): Kind | undefined => {
-  const extension = name.slice(name.lastIndexOf('.') + 1).toLowerCase()
-  return (Object.keys(KINDS) as Kind[]).find((kind) => KINDS[kind].includes(extension))
-}
+const extensionOf = (name: string) => name.slice(name.lastIndexOf('.') + 1).toLowerCase()
+
+export const kindOf = (name: string): Kind | undefined => (Object.keys(KINDS) as Kind[]).find((kind) => KINDS[kind].includes(extensionOf(name)))
 
 type Shown = { text: string, cut: boolean } | { url: string }
 
@@ -47,7 +46,7 @@ export function Preview ({ api, path, size, onClose, onUnauthorized }: { api: Ap
       if (kind === 'audio' || kind === 'video') return setShown({ url: (await api.link(path, 'download', 3600)).url })
       if (size > WHOLE_BYTES) throw new Error('This file is too large to preview here: download it instead.')
       const bytes = await (await api.read(path)).arrayBuffer()
-      url = URL.createObjectURL(new Blob([bytes], { type: BLOB_TYPE[kind]!(name.slice(name.lastIndexOf('.') + 1).toLowerCase()) }))
+      url = URL.createObjectURL(new Blob([bytes], { type: BLOB_TYPE[kind]!(extensionOf(name)) }))
       setShown({ url })
     })
     return () => { if (url) URL.revokeObjectURL(url) }

@@ -2,7 +2,7 @@
 // through the service before it expires, or once after a 401, by one refresh at a time (the
 // provider rotates refresh tokens and revokes the grant when an old one is used again).
 import type { SessionStore } from './session.js'
-import { serviceUrl } from './api.js'
+import { postJson, serviceUrl } from './api.js'
 
 const RENEW_BEFORE_MS = 30_000
 
@@ -21,9 +21,7 @@ export function createTokens (sessions: SessionStore) {
   async function refresh (): Promise<string | undefined> {
     const session = sessions.get()
     if (session?.method !== 'idp' || !session.refreshToken) return undefined
-    const answer = await fetch(serviceUrl('api/auth/refresh'), {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refreshToken: session.refreshToken })
-    }).catch(() => undefined)
+    const answer = await fetch(serviceUrl('api/auth/refresh'), postJson({ refreshToken: session.refreshToken })).catch(() => undefined)
     if (!answer?.ok) return undefined
     const tokens = await answer.json() as TokenSet
     // A provider that does not rotate answers no refresh token: the one held stays good.
