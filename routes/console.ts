@@ -1,9 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
+import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsync, FastifyReply } from 'fastify'
 import { isStowageError, ServiceUnavailableError } from '../errors.js'
 import { stowageOf } from '../plugins/decorators.js'
+import { PkceValue } from '../schemas/auth.js'
 
 export interface ConsoleRoutesOptions {
   /** PUBLIC_URL: its path (a proxy's prefix) comes before the console's. */
@@ -18,6 +20,13 @@ const contentSecurityPolicy = (mediaSources: string[]) => [
   "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:", ["media-src 'self' blob:", ...mediaSources].join(' '),
   "frame-src blob:", "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
 ].join('; ')
+
+/** Where the page sends a person to sign in: it keeps `state` and the verifier; the service builds the provider's request. */
+const SignInQuery = Type.Object({
+  redirectUri: Type.String({ maxLength: 2048 }),
+  codeChallenge: PkceValue('The PKCE (S256) challenge of the verifier the page keeps'),
+  state: PkceValue('What the page checks on its return')
+})
 
 /** The built console (`npm run build` writes it to dist/console), from the sources or from dist. */
 function builtConsole (): string | undefined {
@@ -59,17 +68,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (ap
 
   // Sign-in through the identity provider: the page keeps `state` and the PKCE verifier, and sends
   // the person here to be passed on. What goes wrong comes back to the page as an OAuth error would.
-  const PKCE_VALUE = { type: 'string', pattern: '^[A-Za-z0-9._~-]{43,128}$' }
-  app.get<{ Querystring: { redirectUri: string, codeChallenge: string, state: string } }>('/console/sign-in', {
-    schema: {
-      hide: true,
-      querystring: {
-        type: 'object',
-        required: ['redirectUri', 'codeChallenge', 'state'],
-        properties: { redirectUri: { type: 'string', maxLength: 2048 }, codeChallenge: PKCE_VALUE, state: PKCE_VALUE }
-      }
-    }
-  }, async (request, reply) => {
+  app.get<{ Querystring: Static<typeof SignInQuery> }>('/console/sign-in', { schema: { hide: true, querystring: SignInQuery } }, async (request, reply) => {
     const { signIn } = stowageOf(app).stowageIdentity
     try {
       return reply.redirect((await signIn.authorizationUrl(request.query)).href)

@@ -29,11 +29,13 @@ export const TokenSet = Type.Object({
 }, { $id: 'StowageTokenSet' })
 
 const Secret = (description: string) => Type.String({ minLength: 1, maxLength: 8192, description })
+/** A PKCE verifier or challenge, or a `state` of the same form (RFC 7636 §4.1: 43 to 128 unreserved characters). */
+export const PkceValue = (description: string) => Type.String({ pattern: '^[A-Za-z0-9._~-]{43,128}$', description })
 
 export const TokenBody = Type.Union([
   Type.Object({
     code: Secret('The authorization code the provider redirected with'),
-    codeVerifier: Type.String({ pattern: '^[A-Za-z0-9._~-]{43,128}$', description: 'The PKCE (S256) verifier of the authorization request' }),
+    codeVerifier: PkceValue('The PKCE (S256) verifier of the authorization request'),
     redirectUri: Type.String({ minLength: 1, maxLength: 2048, description: 'The redirect URI of the authorization request: loopback, or the console under PUBLIC_URL' })
   }, { additionalProperties: false }),
   Type.Object({ deviceCode: Secret('The device code POST /api/auth/device answered') }, { additionalProperties: false })
