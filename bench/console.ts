@@ -1,8 +1,5 @@
 // The web console (issue 25): from navigation to the first row of a folder, in Debian's Chromium.
-import { existsSync } from 'node:fs'
-import { chromium } from 'playwright-core'
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+import { launchBrowser } from '../test/helpers/chromium.js'
 
 /** `count` small files under `prefix`, 32 at a time. */
 export async function fillFolder (base: string, headers: Record<string, string>, prefix: string, count: number) {
@@ -21,8 +18,7 @@ export async function fillFolder (base: string, headers: Record<string, string>,
  * drawn, and to its second page of rows after "Show more": the median of `rounds`, per folder.
  */
 export async function timeToFirstRow (base: string, apiKey: string, prefixes: string[], rounds = 7) {
-  if (!existsSync(CHROMIUM)) throw new Error(`the console bench needs Chromium at ${CHROMIUM}`)
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+  const { browser, close } = await launchBrowser()
   const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
   try {
     const results: Record<string, { firstRow: number, nextPage: number }> = {}
@@ -52,6 +48,6 @@ export async function timeToFirstRow (base: string, apiKey: string, prefixes: st
     }
     return results
   } finally {
-    await browser.close()
+    await close()
   }
 }

@@ -1,25 +1,11 @@
-import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import AxeBuilder from '@axe-core/playwright'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import t from 'tap'
+import { launchBrowser, noBrowser } from './chromium.js'
 import { startS3Server, type S3Server } from './s3.js'
 
-// Debian's chromium, which .ci/run installs as it installs nginx; playwright-core downloads nothing.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-
-/** Why the browser tests cannot run here, or false. */
-export const noBrowser: string | false = existsSync(CHROMIUM) ? false : `needs Chromium at ${CHROMIUM} (apt-get install chromium)`
-
-/** Chromium, with its profile and downloads in a temporary folder that close() removes. */
-async function launchBrowser (): Promise<{ browser: Browser, folder: string, close: () => Promise<void> }> {
-  const folder = await mkdtemp(join(tmpdir(), 'stowage-chromium-'))
-  // As root the sandbox cannot start.
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], downloadsPath: folder })
-  return { browser, folder, close: async () => { await browser.close(); await rm(folder, { recursive: true, force: true }) } }
-}
+export { noBrowser }
 
 /** axe-core's serious and critical violations on the page as it is (injected through the browser's
  *  debugging protocol, which the page's Content-Security-Policy does not govern). */
