@@ -105,6 +105,12 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     }
     uploads.start(outgoing)
   }
+  /** What the chooser gave, sent; the chooser emptied, so that the same files can be chosen again. */
+  const chosen = (event: Event) => {
+    const input = event.currentTarget as HTMLInputElement
+    void send(chosenFiles(input.files))
+    input.value = ''
+  }
   const drop = (event: DragEvent) => {
     event.preventDefault()
     setDragging(false)
@@ -145,8 +151,8 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         <button type="button" onClick={() => folderChooser.current?.click()}>Upload folder</button>
         <button type="button" onClick={() => setAsking({ kind: 'folder' })}>New folder</button>
         {selected.size > 0 && <button type="button" onClick={() => remove([...selected].map(rowOf).filter((row): row is Row => row !== undefined))}>Delete</button>}
-        <input ref={chooser} type="file" multiple hidden onChange={(event) => { void send(chosenFiles(event.currentTarget.files)); event.currentTarget.value = '' }} />
-        <input ref={folderChooser} type="file" {...{ webkitdirectory: '' }} hidden onChange={(event) => { void send(chosenFiles(event.currentTarget.files)); event.currentTarget.value = '' }} />
+        <input ref={chooser} type="file" multiple hidden onChange={chosen} />
+        <input ref={folderChooser} type="file" {...{ webkitdirectory: '' }} hidden onChange={chosen} />
       </div>
       <p class="hint">Drop files or folders here to upload them.</p>
       <Transfers uploads={uploads} />
