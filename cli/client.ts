@@ -296,9 +296,19 @@ async function login (args: string[], io: CliIo, awsCredentials: AwsCredentialSo
     const answer = values.device ? await signInWithDevice(base, io) : await signInWithBrowser(base, io, { browser: values['no-browser'] !== true })
     settings = signedIn(values.url, answer)
   }
-  const whoami = await createApi(settings, awsCredentials, io.env).call('GET', '/api/auth/credentials')
-  const path = await writeSettings(io.env, settings)
-  print(io, values.json === true, { ...whoami, config: path }, `Logged in to ${settings.url} as ${whoami.userId}; settings in ${path}\n`)
+  const whoami = () => createApi(settings, awsCredentials, io.env).call('GET', '/api/auth/credentials')
+  // A key is checked before it is kept. A sign-in's tokens are kept first: the first request may
+  // already renew a short-lived access token, which reads and rotates the stored settings.
+  let path: string
+  let me: Record<string, unknown>
+  if (settings.mode === 'oidc') {
+    path = await writeSettings(io.env, settings)
+    me = await whoami()
+  } else {
+    me = await whoami()
+    path = await writeSettings(io.env, settings)
+  }
+  print(io, values.json === true, { ...me, config: path }, `Logged in to ${settings.url} as ${String(me.userId)}; settings in ${path}\n`)
 }
 
 /** Revokes the refresh token where the provider can, and forgets the settings either way. */

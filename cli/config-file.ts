@@ -4,8 +4,8 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { UsageError } from './io.js'
 
-/** Signed in through the identity provider: the tokens, and when the access token expires (ISO 8601). */
-export interface SignedInSettings { url: string, mode: 'oidc', accessToken: string, refreshToken: string, expiresAt: string }
+/** Signed in through the identity provider: the tokens, and when the access token was issued and expires (ISO 8601). */
+export interface SignedInSettings { url: string, mode: 'oidc', accessToken: string, refreshToken: string, issuedAt?: string, expiresAt: string }
 
 export type ClientSettings =
   | { url: string, mode: 'api-key', apiKey: string }
@@ -33,12 +33,18 @@ export async function readSettings (env: Record<string, string | undefined>): Pr
   }
 }
 
-/** The file holds an API key or a refresh token: mode 0600 in a 0700 folder, written whole or not
- *  at all (a rename), so a process that reads it meanwhile sees the old tokens or the new, never half. */
-export async function writeSettings (env: Record<string, string | undefined>, settings: ClientSettings): Promise<string> {
+/** The settings' path, its folder made (0700) if it was not there: a first run on a new machine has none. */
+export async function settingsFolderMade (env: Record<string, string | undefined>): Promise<string> {
   const path = settingsPath(env)
   await mkdir(dirname(path), { recursive: true, mode: 0o700 })
   await chmod(dirname(path), 0o700)
+  return path
+}
+
+/** The file holds an API key or a refresh token: mode 0600 in a 0700 folder, written whole or not
+ *  at all (a rename), so a process that reads it meanwhile sees the old tokens or the new, never half. */
+export async function writeSettings (env: Record<string, string | undefined>, settings: ClientSettings): Promise<string> {
+  const path = await settingsFolderMade(env)
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   await writeFile(temporary, JSON.stringify(settings, null, 2) + '\n', { mode: 0o600 })
   await chmod(temporary, 0o600)

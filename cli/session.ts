@@ -1,6 +1,6 @@
 import { open, rm, stat } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { readSettings, settingsPath, writeSettings, type SignedInSettings } from './config-file.js'
+import { readSettings, settingsFolderMade, settingsPath, writeSettings, type SignedInSettings } from './config-file.js'
 import { postJson, RequestFailed } from './io.js'
 
 /** What POST /api/auth/token and /api/auth/refresh answer. */
@@ -12,7 +12,9 @@ export interface TokenAnswer {
   credentials?: { accessKeyId: string, secretAccessKey: string, sessionToken: string, expiration: string }
 }
 
-// Refreshed this long before the access token expires, so that a request never carries one that dies on the way.
+// Refreshed this long before the access token expires, so that a request never carries one that dies
+// on the way; a token that lives less than twice that, half its life before (a 12 s token is not
+// "expiring soon" the moment it is issued).
 const EARLY_MS = 60_000
 const LOCK_STALE_MS = 30_000
 const LOCK_WAIT_MS = 60_000
@@ -29,7 +31,14 @@ export function expiryOf (answer: TokenAnswer): number {
 /** The settings a sign-in leaves: the tokens, and when the access token expires. */
 export function signedIn (url: string, answer: TokenAnswer, refreshToken = answer.refreshToken): SignedInSettings {
   if (!refreshToken) throw new RequestFailed('the identity provider issued no refresh token: ask its administrator to allow the refresh grant (offline_access)')
-  return { url, mode: 'oidc', accessToken: answer.accessToken, refreshToken, expiresAt: new Date(expiryOf(answer)).toISOString() }
+  return { url, mode: 'oidc', accessToken: answer.accessToken, refreshToken, issuedAt: new Date().toISOString(), expiresAt: new Date(expiryOf(answer)).toISOString() }
+}
+
+/** Whether the access token is in the part of its life when it is renewed before use. */
+export function expiresSoon (settings: SignedInSettings, now = Date.now()): boolean {
+  const expiresAt = Date.parse(settings.expiresAt)
+  const lifetime = settings.issuedAt ? expiresAt - Date.parse(settings.issuedAt) : Infinity
+  return expiresAt - now < Math.min(EARLY_MS, lifetime / 2)
 }
 
 /**
@@ -44,6 +53,7 @@ export function createSession (env: Record<string, string | undefined>, initial:
 
   async function locked<T> (work: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + LOCK_WAIT_MS
+    await settingsFolderMade(env)
     for (;;) {
       try {
         const handle = await open(lockPath, 'wx', 0o600)
@@ -88,11 +98,9 @@ export function createSession (env: Record<string, string | undefined>, initial:
     })
   }
 
-  const expiresSoon = (settings: SignedInSettings) => Date.parse(settings.expiresAt) - Date.now() < EARLY_MS
-
   return {
     async accessToken (): Promise<string> {
-      if (expiresSoon(current)) await renew(current, expiresSoon)
+      if (expiresSoon(current)) await renew(current, (stored) => expiresSoon(stored))
       return current.accessToken
     },
     /** After a 401: the token may have been revoked early; one refresh, then the request again. */

@@ -107,7 +107,8 @@ export async function signInWithDevice (base: string, io: CliIo): Promise<TokenA
     if (status === 200) return answer as unknown as TokenAnswer
     if (status === 400 && answer.code === 'authorization_pending' && Date.now() < deadline) continue
     if (status === 400 && answer.code === 'slow_down') { interval += 5; continue }
-    if ((status === 400 && answer.code === 'authorization_pending') || answer.code === 'expired_token') {
+    // Providers that drop an expired code say they do not know it (invalid_grant, 401 here), not that it expired.
+    if ((status === 400 && answer.code === 'authorization_pending') || answer.code === 'expired_token' || (status === 401 && Date.now() >= deadline)) {
       throw new RequestFailed('the code expired before the sign-in was approved; run "stowage login --device" again')
     }
     if (status === 401) throw new RequestFailed('the sign-in was denied')

@@ -5,7 +5,8 @@ import { OIDC_AUDIENCE, OIDC_CLIENT, startOidcProvider } from './helpers/oidc.js
 import { startSts } from './helpers/sts.js'
 import { captureLogs } from './helpers/wait.js'
 
-const idp = await startOidcProvider({ deviceCodeTtl: 3 })
+// Its own memory adapter keeps an expired device code long enough to answer expired_token.
+const idp = await startOidcProvider({ deviceCodeTtl: 3, expiredRecords: 'kept' })
 const sts = await startSts()
 t.teardown(async () => { await idp.close(); await sts.close() })
 

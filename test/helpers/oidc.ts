@@ -11,6 +11,9 @@ export interface OidcProviderOptions {
   accessTokenTtl?: number
   /** Seconds a device code waits for the person. */
   deviceCodeTtl?: number
+  /** 'dropped' at once, as a database's TTL does (an expired device code is then unknown:
+   *  invalid_grant), or 'kept' a while by oidc-provider's own memory adapter (expired_token). */
+  expiredRecords?: 'dropped' | 'kept'
 }
 
 /**
@@ -19,7 +22,7 @@ export interface OidcProviderOptions {
  * revoke the grant when one is reused, revocation, and JWT access tokens for Stowage's audience.
  * Its development login and consent pages accept any login; `signIn` drives them over HTTP.
  */
-export async function startOidcProvider ({ accessTokenTtl = 60, deviceCodeTtl = 600 }: OidcProviderOptions = {}) {
+export async function startOidcProvider ({ accessTokenTtl = 60, deviceCodeTtl = 600, expiredRecords = 'dropped' }: OidcProviderOptions = {}) {
   const server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -53,7 +56,8 @@ export async function startOidcProvider ({ accessTokenTtl = 60, deviceCodeTtl = 
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: () => true,
     ttl: { AccessToken: accessTokenTtl, DeviceCode: deviceCodeTtl, RefreshToken: 86_400, Grant: 86_400, Session: 86_400, Interaction: 600, AuthorizationCode: 60, IdToken: 3600 },
-    jwks: { keys: [await signingKey()] }
+    jwks: { keys: [await signingKey()] },
+    ...(expiredRecords === 'dropped' ? { adapter: expiringMemoryAdapter() } : {})
   }
   const provider = new Provider(issuer, configuration)
   provider.on('grant.success', (ctx) => { seen.tokenRequests.push(String((ctx.oidc.params as { grant_type?: string })?.grant_type)) })
@@ -72,6 +76,48 @@ export async function startOidcProvider ({ accessTokenTtl = 60, deviceCodeTtl = 
     /** Plays the person at the device page: enters `userCode`, logs in, and approves or denies. */
     approveDevice: (verificationUri: string, userCode: string, login: string, approve = true) => driveDevice(verificationUri, userCode, login, approve),
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) })
+  }
+}
+
+/** The provider's records in memory, each gone once it expires, as a database adapter's TTL drops them. */
+function expiringMemoryAdapter () {
+  const records = new Map<string, { payload: Record<string, unknown>, expiresAt: number }>()
+  return class ExpiringMemoryAdapter {
+    constructor (private readonly model: string) {}
+    private key (id: string) { return `${this.model}:${id}` }
+    private live (key: string) {
+      const record = records.get(key)
+      if (!record) return undefined
+      if (record.expiresAt > Date.now()) return record.payload
+      records.delete(key)
+      return undefined
+    }
+
+    async upsert (id: string, payload: Record<string, unknown>, expiresIn?: number) {
+      records.set(this.key(id), { payload, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : Infinity })
+    }
+
+    async find (id: string) { return this.live(this.key(id)) }
+    async findByUid (uid: string) { return this.findWhere((payload) => payload.uid === uid) }
+    async findByUserCode (userCode: string) { return this.findWhere((payload) => payload.userCode === userCode) }
+    async consume (id: string) {
+      const payload = this.live(this.key(id))
+      if (payload) payload.consumed = Math.floor(Date.now() / 1000)
+    }
+
+    async destroy (id: string) { records.delete(this.key(id)) }
+    async revokeByGrantId (grantId: string) {
+      for (const [key, { payload }] of records) if (payload.grantId === grantId) records.delete(key)
+    }
+
+    private findWhere (matches: (payload: Record<string, unknown>) => boolean) {
+      for (const key of records.keys()) {
+        if (!key.startsWith(`${this.model}:`)) continue
+        const payload = this.live(key)
+        if (payload && matches(payload)) return payload
+      }
+      return undefined
+    }
   }
 }
 
