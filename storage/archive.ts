@@ -11,6 +11,10 @@ import { checkPrefix } from './paths.js'
 // same sums (crc-32's signed form; its first seed is a Buffer, read as 0).
 CRC32.buf = (data: Uint8Array | number[], seed?: number) => crc32(data instanceof Uint8Array ? data : Uint8Array.from(data), Number(seed) >>> 0) | 0
 
+// An entry with a Unix mode is written as "made by Unix": Info-ZIP's unzip reads the names of
+// entries made by MS-DOS as code page 437 whatever their UTF-8 flag, and garbles every accent.
+const FILE_MODE = 0o644
+
 /**
  * Every file under `prefix` as one zip, streamed: names relative to the prefix, in UTF-8, stored
  * as they are (no compression: most of what people keep is compressed already, and the archive runs
@@ -48,7 +52,7 @@ export async function zipFolder (files: FileService, userId: string, prefix: str
     if (closed) return reading.destroy()
     await new Promise<void>((resolve, reject) => {
       read.file.body.once('error', reject)
-      zip.entry(read.file.body, { name: file.key.slice(prefix.length), date: new Date(file.lastModified) }, (error) => error ? reject(error) : resolve())
+      zip.entry(read.file.body, { name: file.key.slice(prefix.length), date: new Date(file.lastModified), mode: FILE_MODE }, (error) => error ? reject(error) : resolve())
     })
   }
 

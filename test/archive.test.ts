@@ -1,8 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import yauzl from 'yauzl'
 import { bearer, buildTestApp } from './helpers/app.js'
+import { runCommand } from './helpers/cli.js'
 import { startS3Server } from './helpers/s3.js'
 import { startService } from './helpers/service.js'
 import { generatedFile, putStream, sampleRss } from './helpers/streams.js'
@@ -76,6 +80,32 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal((await app.inject({ url: '/api/archive?prefix=../', headers })).statusCode, 400)
     t.equal((await app.inject({ url: '/api/archive', headers })).statusCode, 400, 'the prefix is asked for')
     t.equal((await app.inject({ url: '/api/archive?prefix=trip/' })).statusCode, 401)
+  })
+
+  t.test(`${driver}: names in Latin with accents, Cyrillic, CJK and an emoji read as written by Info-ZIP's unzip and Python's zipfile`, async (t) => {
+    const { app, close } = await buildTestApp({ driver, s3 })
+    t.teardown(close)
+    const { key } = await app.stowageKeys.create({ userId: `user-${randomUUID()}`, orgId: null })
+    const names = ['é-1.txt', 'Ærøskøbing/çà.txt', 'Москва.txt', '漢字/日本語.txt', '🎉 party.txt']
+    for (const name of names) {
+      t.equal((await app.inject({ method: 'PUT', url: `/api/raw/intl/${encodeURI(name)}`, headers: bearer(key), payload: name })).statusCode, 200)
+    }
+    const res = await app.inject({ url: '/api/archive?prefix=intl/', headers: bearer(key) })
+    t.equal(res.statusCode, 200)
+    const folder = await mkdtemp(join(tmpdir(), 'stowage-zip-'))
+    t.teardown(() => rm(folder, { recursive: true, force: true }))
+    const zip = join(folder, 'intl.zip')
+    await writeFile(zip, res.rawPayload)
+
+    const listed = await runCommand('unzip', ['-Z1', zip], process.env)
+    t.equal(listed.status, 0, listed.stderr)
+    t.same(listed.stdout.split('\n').filter(Boolean).sort(), [...names].sort(), 'unzip -Z1 lists the names as written')
+    const extracted = await runCommand('unzip', ['-q', zip, '-d', join(folder, 'out')], process.env)
+    t.equal(extracted.status, 0, extracted.stderr)
+    for (const name of names) t.equal(await readFile(join(folder, 'out', name), 'utf8'), name, `unzip -d extracts ${name} under its name`)
+    const python = await runCommand('python3', ['-c', 'import sys, zipfile, json; print(json.dumps(zipfile.ZipFile(sys.argv[1]).namelist()))', zip], process.env)
+    t.equal(python.status, 0, python.stderr)
+    t.same((JSON.parse(python.stdout) as string[]).sort(), [...names].sort(), 'Python\'s zipfile reads the names as written')
   })
 
   t.test(`${driver}: a zip larger than the upload memory budget, with the server's memory flat`, async (t) => {
