@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { STATUS_CODES } from 'node:http'
+import { STATUS_CODES, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { resourceMetadataOf } from './identity.js'
 import { isRetriedSoon, RangeNotSatisfiableError, RETRY_AFTER_SECONDS, TooManyAttemptsError } from '../errors.js'
@@ -22,6 +22,11 @@ export function errorHandler (error: FastifyError, request: FastifyRequest, repl
   const message = CLEARER[error.code] ?? error.message
   // Nobody reads this answer; an operator (and a test) learns here that the request is over.
   if (request.raw.socket?.destroyed) request.log.info({ statusCode: status, reason: message }, 'request ended after the client left')
+  // A refusal before the body was read whole (413, 412, 401, 507, 503): the rest is not worth reading.
+  if (!request.raw.complete) {
+    reply.removeHeader('connection')
+    lingerBeforeClose(request.raw)
+  }
   if (status === 401) return sendUnauthorized(request, reply)
   // 507 is the caller's quota, said as it is.
   if (status >= 500 && status !== 502 && status !== 503 && status !== 507) {
@@ -32,8 +37,6 @@ export function errorHandler (error: FastifyError, request: FastifyRequest, repl
   if (isRetriedSoon(error)) reply.header('retry-after', String(RETRY_AFTER_SECONDS))
   if (error instanceof TooManyAttemptsError) reply.header('retry-after', String(error.retryAfterSeconds))
   if (error instanceof RangeNotSatisfiableError) reply.header('content-range', `bytes */${error.size}`)
-  // A refusal before the body was read whole (413, 412, 503): the rest is not worth reading.
-  if (!request.raw.complete) closeAfterLinger(request, reply)
   const { publicCode } = error as { publicCode?: string }
   return reply.code(status).send(publicCode ? { error: message, code: publicCode } : { error: message })
 }
@@ -47,12 +50,17 @@ const LINGER_MS = 2000
  * nginx's lingering close, the rest is read and dropped for LINGER_MS after the answer, and a
  * client still sending then is cut off. One that stops in time keeps its connection.
  */
-function closeAfterLinger (request: FastifyRequest, reply: FastifyReply) {
-  reply.removeHeader('connection')
-  request.raw.resume()
+export function lingerBeforeClose (request: IncomingMessage) {
+  // A client that sent `Connection: close` (node:http without an agent, curl -H) has its answer
+  // ended by Node with destroySoon(): the socket is destroyed as soon as the answer is written,
+  // with the rest of the body unread, and the kernel resets the connection under the client's
+  // writes (EPIPE before it reads its 413). Half-closed instead, it reads on until the linger ends.
+  const socket = request.socket
+  socket.destroySoon = () => { socket.end() }
+  request.resume()
   // Destroying a request that has not ended destroys its connection.
-  const timer = setTimeout(() => request.raw.destroy(), LINGER_MS).unref()
-  request.raw.once('end', () => clearTimeout(timer))
+  const timer = setTimeout(() => request.destroy(), LINGER_MS).unref()
+  request.once('end', () => clearTimeout(timer))
 }
 
 export function notFoundHandler (request: FastifyRequest, reply: FastifyReply) {

@@ -8,6 +8,7 @@ import { createUploadLeases, createUploadRepository, type UploadLease } from '..
 import { BadRequestError, isRetriedSoon, isStowageError, RETRY_AFTER_SECONDS, UnsupportedMediaTypeError } from '../errors.js'
 import type { ByteBudget } from '../limits.js'
 import { stowageOf } from '../plugins/decorators.js'
+import { lingerBeforeClose } from '../plugins/errors.js'
 import { sweepEvery } from '../plugins/sweep.js'
 import { writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
@@ -119,6 +120,9 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
       return { headers }
     },
     async onResponseError (request, error) {
+      const raw = nodeOf(request)?.req
+      // @tus/server answers on the Node response itself, not through the error handler.
+      if (raw && !raw.complete) lingerBeforeClose(raw)
       // Said as the raw route says it, so that a client sees one message whichever route it took.
       if ((error as { status_code?: number }).status_code === 413) {
         const message = request.method === 'POST' ? `file is larger than ${files.maxUploadBytes} bytes` : 'the piece goes past the upload\'s Upload-Length'
