@@ -17,6 +17,7 @@ import { measureAttack, measureColdBurst } from './attack.js'
 import { measureFsListing, measureOneLevelPages } from './fs-listing.js'
 import { copyAndMove, zipAgainstRaw } from './file-operations.js'
 import { measureKeyVerification } from './key-verification.js'
+import { atLeast, atMost, createBudgets } from './budgets.js'
 import { compareThroughput, transferGrowth, tusAgainstRaw, type StreamingTarget } from './streaming.js'
 import { putStream, generatedFile } from '../test/helpers/streams.js'
 import { startIdp, TEST_AUDIENCE } from '../test/helpers/idp.js'
@@ -146,8 +147,8 @@ async function bcryptCompareMs () {
   return (performance.now() - started) / 5
 }
 
-const ratio = (name: string, value: number, budget?: string) =>
-  console.log(`  ratio ${name.padEnd(50)} ${value.toFixed(2)}${budget ? `  (budget ${budget})` : ''}`)
+const budgets = createBudgets()
+const check = budgets.measure
 
 async function main () {
   const idp = await startIdp()
@@ -225,14 +226,14 @@ async function main () {
           const relay = await reference('relay-server.js', { OBJECT_URL: direct })
           const [stowage, store, bare] = await compareThroughput([stowageUrl, { url: direct }, { url: relay }], 5)
           console.log(`s3: raw GET of 256 MiB ${stowage.toFixed(0)} MB/s; GetObject from s3rver ${store.toFixed(0)} MB/s; a bare node relay of it ${bare.toFixed(0)} MB/s`)
-          ratio('s3: raw GET / GetObject from the store', stowage / store, '>= 0.8')
-          ratio('s3: raw GET / bare node relay', stowage / bare, 'reported')
-          ratio('s3: bare node relay / GetObject from the store', bare / store, 'reported: what one more process costs here')
+          check('s3: raw GET / GetObject from the store', stowage / store, atLeast(0.8))
+          check('s3: raw GET / bare node relay', stowage / bare, 'reported')
+          check('s3: bare node relay / GetObject from the store', bare / store, 'reported', 'what one more process costs here')
         } else {
           const file = await reference('file-server.js', { OBJECT_FILE: join(fsDir, 'users.d', 'bench-user.d', 'files.d', 'bench.d', '256m.bin.o') })
           const [stowage, direct] = await compareThroughput([stowageUrl, { url: file }], 5)
           console.log(`fs: raw GET of 256 MiB ${stowage.toFixed(0)} MB/s; a bare node server streaming the file ${direct.toFixed(0)} MB/s`)
-          ratio('fs: raw GET / the file streamed by a bare node server', stowage / direct, '>= 0.8')
+          check('fs: raw GET / the file streamed by a bare node server', stowage / direct, atLeast(0.8))
         }
         target.child.kill('SIGTERM')
         const small = await growthIn(driver, 64)
@@ -241,8 +242,10 @@ async function main () {
         console.log(`${driver}: peak RSS growth from a fresh service, raw PUT ${mib(small.put)} for 64 MiB, ${mib(large.put)} for 1 GiB; raw GET ${mib(small.get)} for 64 MiB, ${mib(large.get)} for 1 GiB`)
         // A growth under 4 MiB is noise: the ratio of two of them says nothing.
         const floor = 4 * 1048576
-        ratio(`${driver}: PUT growth 1 GiB / 64 MiB`, Math.max(large.put, floor) / Math.max(small.put, floor), '<= 1.5, and <= 128 MiB for 1 GiB')
-        ratio(`${driver}: GET growth 1 GiB / 64 MiB`, Math.max(large.get, floor) / Math.max(small.get, floor), '<= 1.5, and <= 128 MiB for 1 GiB')
+        check(`${driver}: PUT growth 1 GiB / 64 MiB`, Math.max(large.put, floor) / Math.max(small.put, floor), atMost(1.5))
+        check(`${driver}: PUT growth for 1 GiB (MiB)`, large.put / 1048576, atMost(128))
+        check(`${driver}: GET growth 1 GiB / 64 MiB`, Math.max(large.get, floor) / Math.max(small.get, floor), atMost(1.5))
+        check(`${driver}: GET growth for 1 GiB (MiB)`, large.get / 1048576, atMost(128))
       }
       await measureResumable()
     }
@@ -255,12 +258,12 @@ async function main () {
         try {
           const { raw, tus, tusGrowth } = await tusAgainstRaw(service, 1024)
           console.log(`${driver}: 1 GiB by raw PUT ${raw.toFixed(1)} s, by tus in 8 MiB pieces ${tus.toFixed(1)} s; peak RSS growth during tus ${(tusGrowth / 1048576).toFixed(1)} MiB`)
-          ratio(`${driver}: tus time / raw PUT time`, tus / raw, '<= 1.3')
-          ratio(`${driver}: tus peak RSS growth (MiB)`, tusGrowth / 1048576, '<= 128')
+          check(`${driver}: tus time / raw PUT time`, tus / raw, atMost(1.3))
+          check(`${driver}: tus peak RSS growth (MiB)`, tusGrowth / 1048576, atMost(128))
           // What a tus client sends by default with Uppy and tus-js-client in browsers: pieces of a few MiB.
           const small = await tusAgainstRaw(service, 256, 6)
           console.log(`${driver}: 256 MiB by raw PUT ${small.raw.toFixed(2)} s, by tus in 6 MiB pieces ${small.tus.toFixed(2)} s`)
-          ratio(`${driver}: tus in 6 MiB pieces time / raw PUT time, 256 MiB`, small.tus / small.raw, driver === 'fs' ? '<= 1.15' : 'reported')
+          check(`${driver}: tus in 6 MiB pieces time / raw PUT time, 256 MiB`, small.tus / small.raw, driver === 'fs' ? atMost(1.15) : 'reported')
         } finally {
           service.child.kill('SIGTERM')
         }
@@ -274,10 +277,10 @@ async function main () {
       try {
         const { copy, move } = await copyAndMove(s3Service, 1024)
         console.log(`s3: copy of 1 GiB: ${mib(copy.bytes)} through the service, RSS growth ${mib(copy.growth)}; move: ${mib(move.bytes)}, ${mib(move.growth)}`)
-        ratio('s3: copy of 1 GiB, MiB through the service', copy.bytes / 1048576, '~0')
-        ratio('s3: copy of 1 GiB, RSS growth (MiB)', copy.growth / 1048576, '<= 16')
-        ratio('s3: move of 1 GiB, MiB through the service', move.bytes / 1048576, '~0')
-        ratio('s3: move of 1 GiB, RSS growth (MiB)', move.growth / 1048576, '<= 16')
+        check('s3: copy of 1 GiB, MiB through the service', copy.bytes / 1048576, atMost(1), '≈ 0')
+        check('s3: copy of 1 GiB, RSS growth (MiB)', copy.growth / 1048576, atMost(16))
+        check('s3: move of 1 GiB, MiB through the service', move.bytes / 1048576, atMost(1), '≈ 0')
+        check('s3: move of 1 GiB, RSS growth (MiB)', move.growth / 1048576, atMost(16))
       } finally {
         s3Service.child.kill('SIGTERM')
       }
@@ -286,14 +289,14 @@ async function main () {
         try {
           const { zip, raw } = await zipAgainstRaw(service, 64, 16)
           console.log(`${driver}: zip of 64 files of 16 MiB ${zip.toFixed(0)} MB/s; raw GET of one 1 GiB file ${raw.toFixed(0)} MB/s`)
-          ratio(`${driver}: zip of 1 GiB / raw GET of 1 GiB`, zip / raw, '>= 0.7')
+          check(`${driver}: zip of 1 GiB / raw GET of 1 GiB`, zip / raw, atLeast(0.7))
         } finally {
           service.child.kill('SIGTERM')
         }
       }
       const pages = await measureOneLevelPages()
       console.log(`fs: a one-level page of 100 files: ${pages.few.toFixed(2)} ms with 100 files below it, ${pages.many.toFixed(2)} ms with 100,000`)
-      ratio('fs: one-level page, 100,000 below / 100 below', pages.many / pages.few, '<= 1.5')
+      check('fs: one-level page, 100,000 below / 100 below', pages.many / pages.few, atMost(1.5))
     }
     /** Limits: raw PUTs with a quota in force against without; the attack measure with failure limits on PostgreSQL. */
     async function measureLimits () {
@@ -306,7 +309,7 @@ async function main () {
         try {
           const putTo = (port: number, title: string) => ({ title, url: `http://127.0.0.1:${port}/api/raw/bench/quota-${port}/`, headers: { ...jwt, 'content-type': 'application/octet-stream' }, put: { body, eachPath: true } })
           const [without, withQuota] = await measure([putTo(free.port, `${driver}: raw PUT 4 KiB, distinct paths, no quota`), putTo(bounded.port, `${driver}: raw PUT 4 KiB, distinct paths, a quota in force`)], 4)
-          ratio(`${driver}: raw PUT with a quota / without`, withQuota / without, '>= 0.9')
+          check(`${driver}: raw PUT with a quota / without`, withQuota / without, atLeast(0.9))
         } finally {
           free.child.kill('SIGTERM')
           bounded.child.kill('SIGTERM')
@@ -325,7 +328,8 @@ async function main () {
           const created = await fetch(`${attackBase}/api/keys`, { method: 'POST', headers: { ...jwt, 'content-type': 'application/json' }, body: '{}' })
           const attack = await measureAttack(attackBase, ((await created.json()) as { key: string }).key, Math.max(3, Math.round(SECONDS / 2)))
           console.log(`${database}: legitimate key median ${attack.quiet.median.toFixed(2)} ms quiet, ${attack.underAttack.median.toFixed(2)} ms under attack (${JSON.stringify(attack.attackStatuses)})`)
-          ratio(`${database}: median under attack / quiet`, attack.underAttack.median / attack.quiet.median, '<= 5, and < 50 ms')
+          check(`${database}: median under attack / quiet`, attack.underAttack.median / attack.quiet.median, atMost(5))
+          check(`${database}: median under attack (ms)`, attack.underAttack.median, atMost(50))
         } finally {
           service.child.kill('SIGTERM')
         }
@@ -349,11 +353,11 @@ async function main () {
             distinctTarget,
             { title: `${driver}: JSON PUT 64 KiB, one path`, url: at('/api/files/bench/one.json.bin'), headers: { ...jwt, 'content-type': 'application/json' }, put: { body: json } }
           ], 4)
-          ratio(`${driver}: raw PUT one path / distinct paths`, onePath / distinct, '>= 0.8')
+          check(`${driver}: raw PUT one path / distinct paths`, onePath / distinct, atLeast(0.8))
           const [loopOnePath, loopDistinct] = [await putLoop(onePathTarget, 5), await putLoop(distinctTarget, 5)]
-          ratio(`${driver}: raw PUT one path / distinct paths, node:http loop`, loopOnePath / loopDistinct, '>= 0.8')
-          ratio(`${driver}: raw PUT one path / health`, onePath / health, 'reported')
-          ratio(`${driver}: JSON PUT one path / health`, jsonOnePath / health, 'reported')
+          check(`${driver}: raw PUT one path / distinct paths, node:http loop`, loopOnePath / loopDistinct, atLeast(0.8))
+          check(`${driver}: raw PUT one path / health`, onePath / health, 'reported')
+          check(`${driver}: JSON PUT one path / health`, jsonOnePath / health, 'reported')
         } finally {
           service.child.kill('SIGTERM')
         }
@@ -375,7 +379,7 @@ async function main () {
       if (!largePut.ok) throw new Error(`PUT of MAX_FILE_BYTES failed: ${largePut.status}`)
       const growth = (await peakRssBytes(server.pid!)) - peakBefore
       console.log(`PUT of MAX_FILE_BYTES (10 MiB): peak RSS of the service grew ${(growth / 1048576).toFixed(1)} MiB`)
-      ratio('JSON PUT peak memory growth / file size', growth / maxFileBytes, '<= 4 (aim <= 2.5): the body once as base64, decoded in place, and the chunks read until collected')
+      check('JSON PUT peak memory growth / file size', growth / maxFileBytes, atMost(4), 'aim <= 2.5: the body once as base64, decoded in place, and the chunks read until collected')
     }
 
     /** The JSON GET of a 4 KiB file against the smallest Node server doing the same work. */
@@ -396,9 +400,9 @@ async function main () {
         { title: 'reference: bare node GetObject + base64 JSON', url: `http://127.0.0.1:${reference.port}/` },
         { title: 'direct GetObject from s3rver', url: `${s3.endpoint}/${s3.bucket}/${key}` }
       ])
-      ratio('file GET / reference server', stowageGet / referenceGet, '>= 0.8')
-      ratio('file GET / direct GetObject', stowageGet / directGet, 'reported')
-      ratio('reference server / direct GetObject', referenceGet / directGet, 'reported')
+      check('file GET / reference server', stowageGet / referenceGet, atLeast(0.8))
+      check('file GET / direct GetObject', stowageGet / directGet, 'reported')
+      check('reference server / direct GetObject', referenceGet / directGet, 'reported')
     }
     if (process.env.BENCH_ONLY === 'limits') return await measureLimits()
     if (process.env.BENCH_ONLY === 'writes') return await measureWrites()
@@ -425,7 +429,7 @@ async function main () {
         const many = times['console/many/']
         const few = times['console/few/']
         console.log(`fs: navigation to the first row: ${many.firstRow.toFixed(0)} ms in a folder of 10,000 files, ${few.firstRow.toFixed(0)} ms in one of 100; the next 100 rows of 10,000 ${many.nextPage.toFixed(0)} ms`)
-        ratio('console: first row, 10,000 files / 100 files', many.firstRow / few.firstRow, '<= 1.5')
+        check('console: first row, 10,000 files / 100 files', many.firstRow / few.firstRow, atMost(1.5))
       } finally {
         child.kill('SIGTERM')
       }
@@ -446,8 +450,8 @@ async function main () {
       { title: 'GET /api/auth/credentials (JWT)', url: `${base}/api/auth/credentials`, headers: jwt },
       { title: 'GET /api/auth/credentials (API key)', url: `${base}/api/auth/credentials`, headers: apiKey }
     ])
-    ratio('JWT credentials / health', jwtCredentials / health, '>= 0.8')
-    ratio('API-key credentials / health', keyCredentials / health, '>= 0.8')
+    check('JWT credentials / health', jwtCredentials / health, atLeast(0.8))
+    check('API-key credentials / health', keyCredentials / health, atLeast(0.8))
 
     /** The same service on the same database and store, with `env` added, on `variantPort`. */
     const startVariant = async (variantPort: number, env: Record<string, string>) => {
@@ -480,8 +484,8 @@ async function main () {
       { title: 'GET /api/auth/credentials (API key), metrics on', url: `http://127.0.0.1:${metricsPort}/api/auth/credentials`, headers: apiKey },
       { title: 'GET /api/auth/credentials (API key), tracing on, every request sampled', url: `http://127.0.0.1:${tracingPort}/api/auth/credentials`, headers: apiKey }
     ])
-    ratio('key route with metrics on / off', metricsOn / metricsOff, 'reported: what metrics cost when on')
-    ratio('key route with tracing on / off', tracingOn / metricsOff, 'reported: what tracing costs when on (off loads nothing)')
+    check('key route with metrics on / off', metricsOn / metricsOff, 'reported', 'what metrics cost when on')
+    check('key route with tracing on / off', tracingOn / metricsOff, 'reported', 'what tracing costs when on (off loads nothing)')
     collector.close()
     const scraped = await fetch(`http://127.0.0.1:${metricsPort + 1}/metrics`)
     if (!scraped.ok) throw new Error(`metrics scrape failed: ${scraped.status}`)
@@ -499,17 +503,18 @@ async function main () {
     const attack = await measureAttack(base, apiKey.authorization.slice('Bearer '.length), Math.max(3, Math.round(SECONDS / 2)))
     console.log(`legitimate key, median latency: ${attack.quiet.median.toFixed(2)} ms quiet, ${attack.underAttack.median.toFixed(2)} ms under attack ` +
       `(16 connections, ${attack.attackRequests} wrong secrets for its key id: ${JSON.stringify(attack.attackStatuses)})`)
-    ratio('median under attack / quiet', attack.underAttack.median / attack.quiet.median, '<= 5, and < 50 ms')
+    check('median under attack / quiet', attack.underAttack.median / attack.quiet.median, atMost(5))
+    check('median under attack (ms)', attack.underAttack.median, atMost(50))
     const createKey = async () => {
       const res = await fetch(`${base}/api/keys`, { method: 'POST', headers: { ...jwt, 'content-type': 'application/json' }, body: '{}' })
       return ((await res.json()) as { key: string }).key
     }
     const cold = await measureColdBurst(base, createKey)
     console.log(`cold key: one first use ${cold.single.toFixed(1)} ms, 50 concurrent first uses ${cold.burst.toFixed(1)} ms`)
-    ratio('burst of 50 / one first use', cold.burst / cold.single, '<= 3')
+    check('burst of 50 / one first use', cold.burst / cold.single, atMost(3))
     const { one, many } = await measureKeyVerification()
     console.log(`first use of a fresh key: ${one.toFixed(1)} ms with 1 key stored, ${many.toFixed(1)} ms with 10,000`)
-    ratio('first use with 10,000 keys / with 1 key', many / one, '<= 1.2')
+    check('first use with 10,000 keys / with 1 key', many / one, atMost(1.2))
 
     await measureJsonGet()
 
@@ -522,7 +527,7 @@ async function main () {
     console.log()
     const listing = await measureFsListing()
     console.log(`fs driver, a 100-key page of ${listing.files} files: first ${listing.first.toFixed(2)} ms, last ${listing.last.toFixed(2)} ms`)
-    ratio('last page / first page', listing.last / listing.first, '~1: no growth with the files before it')
+    check('last page / first page', listing.last / listing.first, atMost(1.5), 'no growth with the files before it')
   } finally {
     for (const child of children) child.kill('SIGTERM')
     await idp.close()
@@ -531,7 +536,9 @@ async function main () {
   }
 }
 
-main().catch((error) => {
+main().then(() => {
+  if (!budgets.summarize()) process.exitCode = 1
+}, (error) => {
   console.error(error)
   process.exitCode = 1
 })
