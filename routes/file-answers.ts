@@ -18,24 +18,35 @@ export function sendValidators (reply: FastifyReply, file: ObjectMeta) {
   reply.header('cache-control', 'private, no-cache')
 }
 
-// Types a browser would render as a page or run as a script.
-const ACTIVE_TYPE = /^\s*(text\/html|application\/xhtml\+xml|image\/svg\+xml|[a-z0-9.+-]+\/([a-z0-9.+-]+\+)?xml|text\/xsl|(text|application)\/(x-)?(java|ecma)script|text\/jscript|multipart\/x-mixed-replace)\s*(;|$)/i
+// The only types shown in a browser rather than downloaded: inert ones, which run nothing and render
+// no page (SVG is a page; PDF opens in the viewer's own sandbox).
+const INLINE_TYPE = /^(image\/(png|jpeg|gif|webp|avif|bmp)|audio\/[a-z0-9.+-]+|video\/[a-z0-9.+-]+|application\/pdf|text\/plain)$/
+
+/** What a browser is told about a file: its type, and `attachment` unless the type is inert. A type
+ *  stored before types were checked as they are now is sent as bytes of no type. */
+export function servedAs (contentType: string, path: string): { contentType: string, disposition?: string } {
+  const valid = isFileMediaType(contentType)
+  if (valid && INLINE_TYPE.test(contentType.split(';')[0].trim().toLowerCase())) return { contentType }
+  const name = path.slice(path.lastIndexOf('/') + 1)
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  return {
+    contentType: valid ? contentType : DEFAULT_CONTENT_TYPE,
+    disposition: `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
+  }
+}
 
 /**
  * The headers of a raw answer. User content shares the API's origin, so it may never run there:
- * no type sniffing, a sandboxing policy, and active types only as downloads.
+ * no type sniffing, a sandboxing policy, and only inert types shown rather than downloaded.
  */
 export function sendRawHeaders (reply: FastifyReply, file: ObjectMeta, path: string) {
   sendValidators(reply, file)
-  reply.header('content-type', file.contentType)
+  const served = servedAs(file.contentType, path)
+  reply.header('content-type', served.contentType)
   reply.header('accept-ranges', 'bytes')
   reply.header('x-content-type-options', 'nosniff')
   reply.header('content-security-policy', "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'")
-  if (ACTIVE_TYPE.test(file.contentType)) {
-    const name = path.slice(path.lastIndexOf('/') + 1)
-    const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
-    reply.header('content-disposition', `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`)
-  }
+  if (served.disposition) reply.header('content-disposition', served.disposition)
 }
 
 /** The bytes of `file.body` as they go out: 206 with Content-Range for a range, else 200. */

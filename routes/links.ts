@@ -10,7 +10,7 @@ import { createLinkSigner, type LinkGrant } from '../storage/links.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { CreatedLink, CreateLinkBody } from '../schemas/links.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
-import { ownerOf, receiveRawFile, serveRawFile } from './file-answers.js'
+import { ownerOf, receiveRawFile, servedAs, serveRawFile } from './file-answers.js'
 
 export interface LinkRoutesOptions {
   uploadMemory: ByteBudget
@@ -26,13 +26,20 @@ export interface LinkRoutesOptions {
 
 const DEFAULT_SECONDS = 3600
 
+/** What the store answers a download link with: the raw route's rule, and, for a file that is
+ *  downloaded rather than shown, no type a browser could sniff (the store sends no nosniff). */
+function storeServed (contentType: string, path: string) {
+  const served = servedAs(contentType, path)
+  return served.disposition ? { ...served, contentType: DEFAULT_CONTENT_TYPE } : served
+}
+
 /**
  * Signed links: `POST /api/links` hands out a URL for one file and one method that works without
- * credentials until it expires. On S3 it is a presigned URL, so the bytes go straight between the
- * client and the store; otherwise Stowage serves it at `/links/{token}`, with the raw routes' answers.
+ * credentials until it expires. A download link on S3 is a presigned URL, so the bytes go straight
+ * between the client and the store; otherwise Stowage serves it at `/links/{token}`, with the raw routes' answers.
  */
 export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (app, options) => {
-  const { stowageAuthenticate, stowageFiles: files, stowageDb, stowageQuotas: quotas } = stowageOf(app)
+  const { stowageAuthenticate, stowageFiles: files, stowageDb } = stowageOf(app)
   const signer = createLinkSigner(options.secret ? Buffer.from(options.secret) : await sharedSecret(stowageDb, 'link-signing'))
   const prefix = app.prefix
   const originOf = (request: FastifyRequest) => options.publicUrl?.replace(/\/$/, '') ?? `${request.protocol}://${request.host}`
@@ -56,14 +63,13 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
       if (size !== undefined && size > files.maxUploadBytes) throw new BadRequestError(`size must be at most ${files.maxUploadBytes} bytes (MAX_UPLOAD_BYTES)`)
       const contentType = method === 'upload' ? request.body.contentType ?? DEFAULT_CONTENT_TYPE : undefined
       // The same rights as the operation itself: the caller's own file, which must exist to be read.
-      if (method === 'download') await files.head(request.userId, path)
-      else await files.checkWritable(request.userId, path, {})
+      const downloaded = method === 'download' ? await files.head(request.userId, path) : undefined
+      if (method === 'upload') await files.checkWritable(request.userId, path, {})
       const owner = ownerOf(request)
       const grant: LinkGrant = { ...owner, path, method, expiresAt: Math.floor(Date.now() / 1000) + expiresIn, contentType, size }
-      // Under a quota an upload must pass through Stowage, which counts it.
-      const viaStore = options.viaStore && (method === 'download' || !(await quotas.applies(owner)))
-      const url = viaStore && files.presign
-        ? await files.presign(request.userId, path, { method, expiresInSeconds: expiresIn, contentType, size })
+      // An upload always passes through Stowage, which counts it: a quota may be set while a link lives.
+      const url = options.viaStore && downloaded && files.presign
+        ? await files.presign(request.userId, path, { expiresInSeconds: expiresIn, served: storeServed(downloaded.contentType, path) })
         : `${originOf(request)}${prefix}/links/${signer.token(grant)}`
       return reply.code(201).send({ url, method, expiresAt: new Date(grant.expiresAt * 1000).toISOString() })
     })

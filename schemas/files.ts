@@ -29,7 +29,11 @@ export const FileList = Type.Object({
 }, { $id: 'StowageFileList' })
 export type FileList = Static<typeof FileList>
 
-const MEDIA_TYPE = '^[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+-]+( *;[ -~]*)?$'
+// type/subtype, then `; name=value` parameters whose values are tokens or quoted strings (RFC 9110
+// §8.3.1), and no comma anywhere: a browser reads `text/plain; x=1, text/html` as its last type.
+const TOKEN = "[A-Za-z0-9!#$%&'*+.^_`|~-]+"
+const QUOTED = String.raw`"(?:[ !#-+\--\[\]-~]|\\[ -+\--~])*"`
+const MEDIA_TYPE = `^${TOKEN}/${TOKEN}(?: *; *${TOKEN}=(?:${TOKEN}|${QUOTED}))* *$`
 const MEDIA_TYPE_MAX_LENGTH = 255
 const mediaTypePattern = new RegExp(MEDIA_TYPE)
 

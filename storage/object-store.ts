@@ -84,11 +84,9 @@ export interface ListPage {
 }
 
 export interface PresignRequest {
-  method: 'download' | 'upload'
   expiresInSeconds: number
-  /** An upload link's: the content type and length the upload must have. */
-  contentType?: string
-  size?: number
+  /** The Content-Type and Content-Disposition the store answers with, whatever the object's own. */
+  served: { contentType: string, disposition?: string }
 }
 
 /** A staged write's progress between its pieces: plain JSON, kept by the caller (in the database). */
@@ -163,7 +161,7 @@ export interface ObjectStore {
   check (): Promise<void>
   /** Bytes one write holds in memory at most: what an upload takes from the upload memory budget. */
   readonly writeBufferBytes: number
-  /** A URL straight to the store for one object and one method, valid for `link.expiresInSeconds`
+  /** A URL straight to the store to download one object, valid for `link.expiresInSeconds`
    *  (S3 presigned URLs); a store without it has its links served by Stowage. */
   presign? (key: string, link: PresignRequest): Promise<string>
   /** Resumable uploads; a store without them has no /api/uploads. */

@@ -425,14 +425,10 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     writeBufferBytes: PART_BUFFERS * partBytes,
     staged,
 
-    async presign (key: string, { method, expiresInSeconds, contentType, size }: PresignRequest) {
+    async presign (key: string, { expiresInSeconds, served }: PresignRequest) {
       const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner')
-      const command = method === 'download'
-        ? new GetObjectCommand({ Bucket: bucket, Key: key })
-        : new PutObjectCommand({ Bucket: bucket, Key: key, ContentType: contentType, ContentLength: size })
-      // Content-Type and Content-Length stay signed headers: an upload must send the ones linked.
-      const signed = new Set(['content-type', 'content-length'])
-      return getSignedUrl(client, command, { expiresIn: expiresInSeconds, signableHeaders: signed, unhoistableHeaders: signed })
+      const command = new GetObjectCommand({ Bucket: bucket, Key: key, ResponseContentType: served.contentType, ResponseContentDisposition: served.disposition })
+      return getSignedUrl(client, command, { expiresIn: expiresInSeconds })
     },
 
     async list (prefix: string, { startAfter, limit, delimiter }: ListOptions) {

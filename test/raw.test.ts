@@ -235,6 +235,41 @@ for (const driver of ['fs', 's3'] as const) {
       t.equal((await get('résumé.svg')).headers['content-disposition'], 'attachment; filename="r_sum_.svg"; filename*=UTF-8\'\'r%C3%A9sum%C3%A9.svg')
     })
 
+    t.test('only inert types are shown inline: pictures but SVG, audio, video, PDF, plain text; any other type is a download', async (t) => {
+      for (const type of ['image/png', 'image/jpeg', 'image/webp', 'audio/mpeg', 'video/mp4', 'application/pdf', 'text/plain', 'text/plain; charset=utf-8', 'TEXT/PLAIN']) {
+        await put('inert', 'x', { 'content-type': type })
+        t.equal((await get('inert')).headers['content-disposition'], undefined, `${type} inline`)
+      }
+      for (const type of ['text/markdown', 'text/css', 'application/json', 'text/csv', 'application/octet-stream', 'image/svg+xml', 'image/x-unknown', 'multipart/x-mixed-replace; boundary=b']) {
+        await put('other', 'x', { 'content-type': type })
+        t.match((await get('other')).headers['content-disposition'], /^attachment; filename="other"/, `${type} downloaded`)
+      }
+    })
+
+    t.test('a content type is one type/subtype with token or quoted parameters: a comma list, which a browser reads as its last type, is 400', async (t) => {
+      // A bare list is no media type at all, which Fastify answers 415 (as 'not a type' above).
+      for (const [type, status] of [['text/plain; x=1, text/html', 400], ['text/plain, text/html', 415], ['text/plain; x="a, text/html"', 400], ['text/plain; x', 400], ['text/plain; x=<b>', 400]] as const) {
+        const refused = await put('evil.txt', '<h1>Sign in</h1>', { 'content-type': type })
+        t.equal(refused.statusCode, status, type)
+        t.match(refused.json(), { error: /Content-Type must be a media type/ })
+        const viaJson = await app.inject({ method: 'PUT', url: json('evil.txt'), headers: alice, payload: { content: 'eA==', contentType: type } })
+        t.equal(viaJson.statusCode, 400, `JSON: ${type}`)
+      }
+      t.equal((await get('evil.txt')).statusCode, 404, 'nothing stored')
+      for (const type of ['text/plain;charset="utf-8"', 'application/json; charset=utf-8; profile="a\\"b"', 'multipart/mixed; boundary=----x']) {
+        t.equal((await put('fine.txt', 'x', { 'content-type': type })).statusCode, 200, type)
+      }
+    })
+
+    t.test('a file stored with a comma list before types were checked is served as a download of no type', async (t) => {
+      const smuggled = 'text/plain; x=1, text/html'
+      await app.stowageFiles.write({ userId: 'alice', orgId: null }, 'old.txt', Readable.from([Buffer.from('<h1>Sign in</h1>')]), { contentType: smuggled })
+      const served = await get('old.txt')
+      t.equal(served.statusCode, 200)
+      t.equal(served.headers['content-type'], 'application/octet-stream')
+      t.match(served.headers['content-disposition'], /^attachment/)
+    })
+
     t.test('paths follow the same rules, and users stay apart', async (t) => {
       // Encoded dot segments are 400 over a real socket (test/files.test.ts); inject resolves them first.
       for (const url of ['/api/raw/a//b', '/api/raw/a/%2E', '/api/raw/a%5Cb', '/api/raw/a%00b']) {
