@@ -157,7 +157,8 @@ export function stowageOptions (config: Config): StowageOptions {
     },
     auth: {
       failuresPerAddress: config.AUTH_FAILURES_PER_ADDRESS,
-      failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000
+      failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000,
+      providerCallsPerAddress: config.IDP_CALLS_PER_ADDRESS
     },
     links: { maxSeconds: config.LINK_MAX_SECONDS, secret: config.LINK_SECRET, viaStore: config.LINKS_VIA === 'store', publicUrl: config.PUBLIC_URL },
     openapi: { publicUrl: config.PUBLIC_URL, docs: true },

@@ -72,6 +72,7 @@ export const ConfigSchema = Type.Object({
   API_KEY_BCRYPT_COST: Type.Integer({ minimum: 4, maximum: 15, default: DEFAULT_BCRYPT_COST, description: 'an integer from 4 to 15' }),
   AUTH_FAILURES_PER_ADDRESS: Count(100, 'failed authentications per client address in one window before 429'),
   AUTH_FAILURES_PER_KEY: Count(10, 'wrong secrets per API key id in one window before 429'),
+  IDP_CALLS_PER_ADDRESS: Count(60, 'calls to the identity provider (sign-in, refresh, logout) per client address in one AUTH_FAILURE_WINDOW_SECONDS window before 429'),
   AUTH_FAILURE_WINDOW_SECONDS: Type.Integer({ minimum: 1, maximum: 86_400, default: 60, description: 'seconds from 1 to 86400' }),
   BCRYPT_CONCURRENCY: Count(2, 'bcrypt compares running at once'),
   STS_CONCURRENCY: Count(8, 'calls to STS in flight at once for the AWS method'),

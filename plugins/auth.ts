@@ -1,12 +1,14 @@
 import fastifyAuth from '@fastify/auth'
 import fp from 'fastify-plugin'
+import { createHash } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import { isSafeSegment } from '../storage/paths.js'
 import { DependencyUnavailableError, TooManyAttemptsError, UnauthorizedError } from '../errors.js'
 import type { Credential } from '../keys/service.js'
 import { forgetEndedFailures, sharedFailureLimit } from '../db/auth-failures.js'
 import { isPostgres } from '../db/dialect.js'
-import { inProcessFailureLimit } from '../limits.js'
+import { inProcessFailureLimit, type FailureLimiterOptions } from '../limits.js'
+import { DeviceCodeWaitingError } from '../identity/signin.js'
 import { sweepEvery } from './sweep.js'
 import { stowageOf } from './decorators.js'
 
@@ -139,6 +141,17 @@ export interface FailureLimitHooks {
   count (request: FastifyRequest, reply: FastifyReply): Promise<void>
 }
 
+/** For the routes that call the identity provider for whoever asks (sign-in, refresh, logout): every
+ *  call counts against the caller's address, whatever its outcome; a device code is polled at most
+ *  once per DEVICE_POLL_SECONDS, faster is RFC 8628's slow_down. */
+export interface ProviderCallLimits {
+  admit (request: FastifyRequest): Promise<void>
+  admitDevicePoll (deviceCode: string): Promise<void>
+}
+
+// RFC 8628 §3.2: a client that is told no interval waits 5 seconds between polls.
+const DEVICE_POLL_SECONDS = 5
+
 export interface AuthPluginOptions {
   /** Further methods, tried in order after those built from the app's decorators. */
   authenticators?: Authenticator[]
@@ -146,6 +159,8 @@ export interface AuthPluginOptions {
    *  for any attempt from it that would cost a bcrypt compare or an STS call. */
   failuresPerAddress?: number
   failureWindowMs?: number
+  /** Calls to the identity provider allowed per client address in one failure window; then 429. */
+  providerCallsPerAddress?: number
   /** Told how each authentication ended, for metrics: the method that applied (or `none`) and its result. */
   onOutcome?: (method: string, result: AuthResult) => void
 }
@@ -165,8 +180,11 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   // what it may no longer do is make Stowage run bcrypt or call STS for it.
   // On PostgreSQL the instances count an address's failures together.
   const db = stowageOf(app).stowageDb
-  const limit = { max: options.failuresPerAddress ?? 100, windowMs: options.failureWindowMs ?? 60_000 }
-  const addressFailures = isPostgres(db) ? sharedFailureLimit(db, 'address', limit) : inProcessFailureLimit(limit)
+  const windowMs = options.failureWindowMs ?? 60_000
+  const countedIn = (scope: string, limit: FailureLimiterOptions) => isPostgres(db) ? sharedFailureLimit(db, scope, limit) : inProcessFailureLimit(limit)
+  const addressFailures = countedIn('address', { max: options.failuresPerAddress ?? 100, windowMs })
+  const providerCalls = countedIn('provider-calls', { max: options.providerCallsPerAddress ?? 60, windowMs })
+  const devicePolls = countedIn('device-polls', { max: 1, windowMs: DEVICE_POLL_SECONDS * 1000 })
   if (isPostgres(db)) sweepEvery(app, { everyMs: 600_000, what: 'ended failure windows', sweep: () => forgetEndedFailures(db) })
   const admitCostlyCheck = (request: FastifyRequest) => async () => {
     const wait = await addressFailures.check(request.ip)
@@ -198,4 +216,16 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
     admit: (request: FastifyRequest) => admitCostlyCheck(request)(),
     count: async (request: FastifyRequest, reply: FastifyReply) => { if (reply.statusCode === 401) await countFailure(request).catch(() => {}) }
   } satisfies FailureLimitHooks)
+  app.decorate('stowageLimitProviderCalls', {
+    async admit (request: FastifyRequest) {
+      const wait = await providerCalls.check(request.ip)
+      if (wait > 0) throw new TooManyAttemptsError(wait, 'too many calls to the identity provider from this address')
+      await providerCalls.fail(request.ip)
+    },
+    async admitDevicePoll (deviceCode: string) {
+      const subject = createHash('sha256').update(deviceCode).digest('base64url')
+      if (await devicePolls.check(subject) > 0) throw new DeviceCodeWaitingError('slow_down')
+      await devicePolls.fail(subject)
+    }
+  } satisfies ProviderCallLimits)
 }, { name: 'stowage-auth', fastify: '5.x', dependencies: ['stowage-identity'] })

@@ -5,7 +5,7 @@ import type { KeyService } from '../keys/service.js'
 import type { FileService } from '../storage/files.js'
 import type { Quotas } from '../storage/quotas.js'
 import type { Metrics } from '../metrics/metrics.js'
-import type { FailureLimitHooks } from './auth.js'
+import type { FailureLimitHooks, ProviderCallLimits } from './auth.js'
 import type { HealthReport } from './health.js'
 import type { IdentityService } from './identity.js'
 
@@ -25,6 +25,8 @@ export interface StowageDecorators {
   stowageAuthenticate: preHandlerHookHandler
   /** The chain's per-address failure limit, for routes authenticated by what they carry. */
   stowageLimitFailures: FailureLimitHooks
+  /** The per-address budget of calls to the identity provider, and device polls' pace. */
+  stowageLimitProviderCalls: ProviderCallLimits
   /** Readiness: the database and the file store, each within its own deadline. */
   stowageCheckHealth: () => Promise<HealthReport>
   /** With `metrics` on: Stowage's Prometheus registry and instruments. */

@@ -8,11 +8,13 @@ import { DOCUMENTED } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { stowageAuthenticate, stowageFiles, stowageIdentity, stowageLimitFailures } = stowageOf(app)
+  const { stowageAuthenticate, stowageFiles, stowageIdentity, stowageLimitFailures, stowageLimitProviderCalls: providerCalls } = stowageOf(app)
   const { signIn } = stowageIdentity
   app.removeContentTypeParser(['text/plain'])
   // Authenticated by what they carry: an address that keeps failing is throttled, as the chain does.
   const carriesItsCredential = { onRequest: stowageLimitFailures.admit, onResponse: stowageLimitFailures.count }
+  // Each calls the identity provider with the service's client credentials, for anyone who asks.
+  const callsTheProvider = { preHandler: providerCalls.admit }
 
   app.get('/.well-known/oauth-protected-resource', {
     config: DOCUMENTED,
@@ -43,23 +45,30 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: TokenBody,
       response: { 200: answer('Tokens, the refresh token to keep, and AWS credentials for your prefix when the deployment hands them out', Type.Ref(TokenSet)), ...errorResponses(400, 401, 415, 429, 502, 503) }
     }
-  }, async (request) => 'deviceCode' in request.body ? signIn.pollDevice(request.body.deviceCode) : signIn.exchangeCode(request.body))
+  }, async (request) => {
+    // A poll that comes too soon is answered here, without a call to the provider.
+    if ('deviceCode' in request.body) await providerCalls.admitDevicePoll(request.body.deviceCode)
+    await providerCalls.admit(request)
+    return 'deviceCode' in request.body ? signIn.pollDevice(request.body.deviceCode) : signIn.exchangeCode(request.body)
+  })
 
   app.post('/api/auth/device', {
     config: DOCUMENTED,
+    ...callsTheProvider,
     schema: {
       operationId: 'startDeviceSignIn',
       tags: ['auth'],
       summary: 'Start a sign-in on another device (RFC 8628): a code to type at a URL',
       description: 'Then POST /api/auth/token {deviceCode} every `interval` seconds until the person approves.',
       security: [],
-      response: { 200: answer('The codes and where to use them', Type.Ref(DeviceAuthorization)), ...errorResponses(404, 502, 503) }
+      response: { 200: answer('The codes and where to use them', Type.Ref(DeviceAuthorization)), ...errorResponses(404, 429, 502, 503) }
     }
   }, async () => signIn.startDevice())
 
   app.post('/api/auth/logout', {
     config: DOCUMENTED,
     ...carriesItsCredential,
+    ...callsTheProvider,
     schema: {
       operationId: 'logout',
       tags: ['auth'],
@@ -77,6 +86,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/api/auth/refresh', {
     config: DOCUMENTED,
     ...carriesItsCredential,
+    ...callsTheProvider,
     schema: {
       operationId: 'refreshTokens',
       tags: ['auth'],

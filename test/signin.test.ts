@@ -2,11 +2,12 @@ import t, { type Test } from 'tap'
 import { createHash, randomBytes } from 'node:crypto'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { OIDC_AUDIENCE, OIDC_CLIENT, startOidcProvider } from './helpers/oidc.js'
+import { startService } from './helpers/service.js'
 import { startSts } from './helpers/sts.js'
-import { captureLogs } from './helpers/wait.js'
+import { captureLogs, waitFor } from './helpers/wait.js'
 
 // Its own memory adapter keeps an expired device code long enough to answer expired_token.
-const idp = await startOidcProvider({ deviceCodeTtl: 3, expiredRecords: 'kept' })
+const idp = await startOidcProvider({ deviceCodeTtl: 8, expiredRecords: 'kept' })
 const sts = await startSts()
 t.teardown(async () => { await idp.close(); await sts.close() })
 
@@ -113,8 +114,17 @@ t.test('the device grant: pending, approved; denied; expired', async (t) => {
   t.equal(pending.statusCode, 400)
   t.match(pending.json(), { error: String, code: 'authorization_pending' })
   await idp.approveDevice(device.verificationUri, device.userCode, 'bob')
-  const approved = await post('/api/auth/token', { deviceCode: device.deviceCode })
+  const tooSoon = await post('/api/auth/token', { deviceCode: device.deviceCode })
+  t.equal(tooSoon.statusCode, 400, 'polled again within 5 s')
+  t.match(tooSoon.json(), { code: 'slow_down' })
+  const polls = idp.seen.tokenRequests.length
+  let approved = tooSoon
+  await waitFor(async () => {
+    approved = await post('/api/auth/token', { deviceCode: device.deviceCode })
+    return approved.json().code !== 'slow_down'
+  }, { what: 'the device code\'s next poll' })
   t.equal(approved.statusCode, 200, approved.payload)
+  t.equal(idp.seen.tokenRequests.length, polls + 1, 'polls that came too soon never reached the provider')
   t.equal((await app.inject({ url: '/api/auth/credentials', headers: bearer(approved.json().accessToken) })).json().userId, 'bob')
 
   const denied = (await post('/api/auth/device')).json()
@@ -126,6 +136,32 @@ t.test('the device grant: pending, approved; denied; expired', async (t) => {
   const expired = await post('/api/auth/token', { deviceCode: expiring.deviceCode })
   t.equal(expired.statusCode, 400)
   t.match(expired.json(), { code: 'expired_token' })
+})
+
+t.test('every call that reaches the provider counts against the address: past IDP_CALLS_PER_ADDRESS, 429 with Retry-After, and the provider is not called', async (t) => {
+  const { post } = await serve(t, { IDP_CALLS_PER_ADDRESS: '4' })
+  const seen = () => ({ grants: idp.seen.tokenRequests.length, revocations: idp.seen.revocations })
+  const statuses = []
+  for (let i = 0; i < 3; i++) statuses.push((await post('/api/auth/device')).statusCode)
+  statuses.push((await post('/api/auth/logout', { refreshToken: 'junk' })).statusCode)
+  t.same(statuses, [200, 200, 200, 204], 'four calls, whatever their outcome')
+  const before = seen()
+  for (const [url, body] of [['/api/auth/device'], ['/api/auth/logout', { refreshToken: 'junk' }], ['/api/auth/refresh', { refreshToken: 'junk' }], ['/api/auth/token', await authorize('dora')]] as const) {
+    const refused = await post(url, body)
+    t.equal(refused.statusCode, 429, url)
+    t.match(refused.headers['retry-after'], /^\d+$/)
+    t.match(refused.json(), { error: /too many calls to the identity provider/ })
+  }
+  t.same(seen(), before, 'none of them reached the provider')
+})
+
+t.test('two instances on PostgreSQL count an address\'s calls to the provider together', {
+  skip: !process.env.TEST_DATABASE_URL && 'instances share their counts through PostgreSQL (TEST_DATABASE_URL)'
+}, async (t) => {
+  const { servers } = await startService(t, { instances: 2, env: { ...idp.serviceEnv, JWT_AUDIENCE: OIDC_AUDIENCE, IDP_CALLS_PER_ADDRESS: '6', LOG_LEVEL: 'warn' } })
+  const statuses = []
+  for (let i = 0; i < 8; i++) statuses.push((await fetch(`${servers[i % 2].url}/api/auth/device`, { method: 'POST' })).status)
+  t.same(statuses, [200, 200, 200, 200, 200, 200, 429, 429], 'six in all, spread over both instances')
 })
 
 t.test('logout revokes the refresh token at the provider', async (t) => {
