@@ -6,6 +6,9 @@ import { createJwks } from './jwks.js'
 export interface JwtVerifierOptions {
   issuer: string
   audience?: string
+  /** The service's own OAuth client at the provider: without `audience`, a token issued to it (an
+   *  ID token) is refused unless the provider typed it an access token (RFC 9068's at+jwt). */
+  clientId?: string
   /** Resolves the JWKS URL of the configured issuer. */
   jwksUrl: () => Promise<string>
   algorithms: Algorithm[]
@@ -25,6 +28,9 @@ export interface TokenClaims {
 }
 
 export const CLOCK_TOLERANCE_MS = 60_000
+const ACCESS_TOKEN_TYPE = /^(application\/)?at\+jwt$/i
+
+const audiencesOf = (payload: Record<string, unknown>) => Array.isArray(payload.aud) ? payload.aud : [payload.aud]
 
 export function createJwtVerifier (options: JwtVerifierOptions) {
   const jwks = createJwks({
@@ -48,6 +54,7 @@ export function createJwtVerifier (options: JwtVerifierOptions) {
     // fast-jwt accepts a token without `exp` unless it is required.
     requiredClaims: ['exp', 'iss', ...(options.audience ? ['aud'] : [])],
     clockTolerance: CLOCK_TOLERANCE_MS,
+    complete: true,
     cache: 1000,
     // fast-jwt caches errors too, for clockTolerance + errorCacheTTL: a token refused because its
     // key could not be had (not published yet, provider down) must be looked at again next time.
@@ -58,12 +65,16 @@ export function createJwtVerifier (options: JwtVerifierOptions) {
     jwks,
     /** Rejects with the provider's DependencyUnavailableError when the key could not be had. */
     async verify (token: string): Promise<TokenClaims> {
-      let payload: Record<string, unknown>
+      let decoded: { header: Record<string, unknown>, payload: Record<string, unknown> }
       try {
-        payload = await verifier(token) as Record<string, unknown>
+        decoded = await verifier(token) as typeof decoded
       } catch (error) {
         const cause = (error as TokenError).originalError
         throw cause instanceof DependencyUnavailableError ? cause : error
+      }
+      const { header, payload } = decoded
+      if (!options.audience && options.clientId && audiencesOf(payload).includes(options.clientId) && !ACCESS_TOKEN_TYPE.test(String(header.typ))) {
+        throw new Error('a token issued to the service\'s own client (an ID token) is not an access token')
       }
       return { userId: payload[options.userClaim], orgId: payload[options.orgClaim] }
     }

@@ -27,20 +27,22 @@ export interface SignInOptions {
 
 /**
  * Redirect URIs a code may be exchanged for: a loopback listener on any port (RFC 8252 §7.3), as the
- * CLI opens, and the console under PUBLIC_URL. Anything else could hand a code to someone else.
+ * CLI opens, and the console's callback under PUBLIC_URL. Anything else could hand a code to someone
+ * else. Answers the URI as it was checked (parsed and serialized again), which is what the provider
+ * must be given: a raw string such as `http://127.0.0.1:9999\\@evil.example/` can read otherwise there.
  */
-export function isAllowedRedirect (redirectUri: string, publicUrl?: string): boolean {
+export function allowedRedirect (redirectUri: string, publicUrl?: string): string | undefined {
   let url: URL
   try {
     url = new URL(redirectUri)
   } catch {
-    return false
+    return undefined
   }
-  if (url.username || url.password || url.hash) return false
-  if (url.protocol === 'http:' && ['127.0.0.1', '[::1]'].includes(url.hostname) && url.port !== '') return true
-  if (!publicUrl) return false
-  const console = new URL('console/', publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`)
-  return url.origin === console.origin && url.pathname.startsWith(console.pathname)
+  if (url.username || url.password || url.hash) return undefined
+  if (url.protocol === 'http:' && ['127.0.0.1', '[::1]'].includes(url.hostname) && url.port !== '') return url.href
+  if (!publicUrl) return undefined
+  const callback = new URL('console/callback', publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`)
+  return url.origin === callback.origin && url.pathname === callback.pathname && url.search === '' ? url.href : undefined
 }
 
 /** Sign-in through the service: authorization codes and device codes exchanged, refresh tokens revoked. */
@@ -53,19 +55,21 @@ export function createSignIn ({ provider, refresher, publicUrl, scope }: SignInO
 
     /** The provider's sign-in page for a console or CLI that keeps `state` and the PKCE verifier itself. */
     async authorizationUrl (request: { redirectUri: string, codeChallenge: string, state: string }) {
-      if (!isAllowedRedirect(request.redirectUri, publicUrl)) {
+      const redirectUri = allowedRedirect(request.redirectUri, publicUrl)
+      if (!redirectUri) {
         throw new BadRequestError('set PUBLIC_URL to the address people reach Stowage at: the identity provider can only send them back there')
       }
-      const url = await provider.authorizationUrl({ ...request, scope })
+      const url = await provider.authorizationUrl({ ...request, redirectUri, scope })
       if (!url) throw new NotFoundError('the identity provider has no authorization endpoint')
       return url
     },
 
     async exchangeCode (grant: { code: string, codeVerifier: string, redirectUri: string }) {
-      if (!isAllowedRedirect(grant.redirectUri, publicUrl)) {
-        throw new BadRequestError('redirectUri must be a loopback address (http://127.0.0.1:<port>/…) or the console under PUBLIC_URL')
+      const redirectUri = allowedRedirect(grant.redirectUri, publicUrl)
+      if (!redirectUri) {
+        throw new BadRequestError('redirectUri must be a loopback address (http://127.0.0.1:<port>/…) or the console\'s callback under PUBLIC_URL')
       }
-      return exchanged(provider.exchangeCode(grant))
+      return exchanged(provider.exchangeCode({ ...grant, redirectUri }))
     },
 
     async startDevice () {

@@ -110,6 +110,7 @@ export function createIdentityService (options: IdentityPluginOptions, { organiz
     jwt: createJwtVerifier({
       issuer,
       audience: options.audience,
+      clientId: options.clientId,
       jwksUrl,
       algorithms: options.algorithms ?? ['RS256'],
       userClaim: options.userClaim ?? 'sub',

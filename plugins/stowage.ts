@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { authRoutes } from '../routes/auth.js'
+import { baseUrlOf } from '../routes/base-url.js'
 import { filesRoutes } from '../routes/files.js'
 import { rawRoutes } from '../routes/raw.js'
 import { uploadRoutes } from '../routes/uploads.js'
@@ -81,6 +82,12 @@ export interface StowageOptions {
   openapi?: false | (OpenApiPluginOptions & { docs?: boolean })
 }
 
+/** Swagger UI at /docs: its scripts and styles from `assets` only (Swagger UI sets some styles inline), its data from this origin. */
+const docsPolicy = (assets: string) => [
+  "default-src 'none'", `script-src ${assets}`, `style-src ${assets} 'unsafe-inline'`, "img-src 'self' data:", "font-src 'self' data:",
+  "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
+].join('; ')
+
 const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas]
 
 /**
@@ -101,7 +108,13 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
     await app.register(openapiPlugin, openapi)
     if (openapi.docs) {
       const { default: swaggerUi } = await import('@fastify/swagger-ui')
-      await app.register(swaggerUi, { routePrefix: '/docs' })
+      // The only other page of this origin that runs script: its own files only, framed nowhere.
+      await app.register(async (docs) => {
+        docs.addHook('onSend', async (request, reply) => {
+          reply.header('content-security-policy', docsPolicy(`${baseUrlOf(request, openapi.publicUrl)}${app.prefix}/docs/static/`))
+        })
+        await docs.register(swaggerUi, { routePrefix: '/docs' })
+      })
     }
   }
 

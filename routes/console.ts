@@ -2,10 +2,11 @@ import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import fastifyStatic from '@fastify/static'
 import { Type, type Static } from '@sinclair/typebox'
-import type { FastifyPluginAsync, FastifyReply } from 'fastify'
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { isStowageError, ServiceUnavailableError } from '../errors.js'
 import { stowageOf } from '../plugins/decorators.js'
 import { PkceValue } from '../schemas/auth.js'
+import { baseUrlOf } from './base-url.js'
 
 export interface ConsoleRoutesOptions {
   /** PUBLIC_URL: its path (a proxy's prefix) comes before the console's. */
@@ -14,12 +15,15 @@ export interface ConsoleRoutesOptions {
   mediaSources?: string[]
 }
 
-// The page runs no script or style but its own files, talks to this origin only, and is framed
-// nowhere. It frames only the PDFs it read itself (blob:), and plays media from its own signed links.
-const contentSecurityPolicy = (mediaSources: string[]) => [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' blob: data:", ["media-src 'self' blob:", ...mediaSources].join(' '),
+// The page runs no script or style but its own built files: not 'self', under which a script
+// injected from a user's /links/ file would run and read the session. It talks to this origin only,
+// is framed nowhere, frames only the PDFs it read itself (blob:), and plays media from its own signed links.
+const contentSecurityPolicy = (assets: string, mediaSources: string[]) => [
+  "default-src 'none'", `script-src ${assets}`, `style-src ${assets}`, "img-src 'self' blob: data:", ["media-src 'self' blob:", ...mediaSources].join(' '),
   "frame-src blob:", "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
 ].join('; ')
+// The built files themselves are scripts, styles and an icon: as pages, they may do nothing.
+const ASSET_POLICY = "default-src 'none'; frame-ancestors 'none'"
 
 /** Where the page sends a person to sign in: it keeps `state` and the verifier; the service builds the provider's request. */
 const SignInQuery = Type.Object({
@@ -40,13 +44,14 @@ function builtConsole (): string | undefined {
  * it (a deep link, /console/files/<prefix>) its page, told where it is mounted by a <base>.
  */
 export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (app, { publicUrl, mediaSources = [] }) => {
-  const policy = contentSecurityPolicy(mediaSources)
-  const guarded = (reply: FastifyReply) => reply
+  const folder = builtConsole()
+  const mountedAt = `${publicUrl ? new URL(publicUrl).pathname.replace(/\/$/, '') : ''}${app.prefix}/console/`
+  // A source with a path needs an origin: PUBLIC_URL's, else the one the page was asked on.
+  const policyOf = (request: FastifyRequest) => contentSecurityPolicy(`${baseUrlOf(request, publicUrl)}${app.prefix}/console/assets/`, mediaSources)
+  const guarded = (reply: FastifyReply, policy: string) => reply
     .header('content-security-policy', policy)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
-  const folder = builtConsole()
-  const mountedAt = `${publicUrl ? new URL(publicUrl).pathname.replace(/\/$/, '') : ''}${app.prefix}/console/`
   // The page is told where it is mounted, and whether the service can sign people in through an identity provider.
   const signInWith = stowageOf(app).stowageIdentity.protectedResource?.clientId ? 'identity-provider api-key' : 'api-key'
   const page = folder && readFileSync(`${folder}index.html`, 'utf8')
@@ -61,7 +66,7 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (ap
       immutable: true,
       maxAge: '365d',
       index: false,
-      setHeaders: guarded
+      setHeaders: (response) => guarded(response, ASSET_POLICY)
     })
   }
   app.get('/console', hidden, async (_request, reply) => reply.redirect(mountedAt))
@@ -78,9 +83,9 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (ap
       return reply.redirect(`${mountedAt}callback?${new URLSearchParams({ error: 'server_error', error_description: description })}`)
     }
   })
-  const answerPage = async (_request: unknown, reply: FastifyReply) => {
+  const answerPage = async (request: FastifyRequest, reply: FastifyReply) => {
     if (!page) throw new ServiceUnavailableError('the console is not built: run npm run build')
-    return guarded(reply).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page)
+    return guarded(reply, policyOf(request)).header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(page)
   }
   app.get('/console/', hidden, answerPage)
   app.get('/console/*', hidden, answerPage)

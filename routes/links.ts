@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { sharedSecret } from '../db/settings.js'
 import { BadRequestError, ForbiddenError } from '../errors.js'
@@ -10,6 +9,7 @@ import { createLinkSigner, type LinkGrant } from '../storage/links.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { CreatedLink, CreateLinkBody } from '../schemas/links.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
+import { baseUrlOf } from './base-url.js'
 import { ownerOf, receiveRawFile, servedAs, serveRawFile } from './file-answers.js'
 
 export interface LinkRoutesOptions {
@@ -42,7 +42,6 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
   const { stowageAuthenticate, stowageFiles: files, stowageDb } = stowageOf(app)
   const signer = createLinkSigner(options.secret ? Buffer.from(options.secret) : await sharedSecret(stowageDb, 'link-signing'))
   const prefix = app.prefix
-  const originOf = (request: FastifyRequest) => options.publicUrl?.replace(/\/$/, '') ?? `${request.protocol}://${request.host}`
 
   const createRoute: FastifyPluginAsyncTypebox = async (api) => {
     api.addHook('onRequest', stowageAuthenticate)
@@ -70,7 +69,7 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
       // An upload always passes through Stowage, which counts it: a quota may be set while a link lives.
       const url = options.viaStore && downloaded && files.presign
         ? await files.presign(request.userId, path, { expiresInSeconds: expiresIn, served: storeServed(downloaded.contentType, path) })
-        : `${originOf(request)}${prefix}/links/${signer.token(grant)}`
+        : `${baseUrlOf(request, options.publicUrl)}${prefix}/links/${signer.token(grant)}`
       return reply.code(201).send({ url, method, expiresAt: new Date(grant.expiresAt * 1000).toISOString() })
     })
   }

@@ -31,7 +31,7 @@ for (const driver of ['fs', 's3'] as const) {
     const problems = pageProblems(page)
 
     const answer = await page.goto(`${url}/console/`)
-    t.match(answer!.headers()['content-security-policy'], /script-src 'self';.*frame-ancestors 'none'/)
+    t.match(answer!.headers()['content-security-policy'], new RegExp(`script-src ${url}/console/assets/;.*frame-ancestors 'none'`))
     t.notMatch(answer!.headers()['content-security-policy'], /unsafe-inline|unsafe-eval/)
 
     const a11y: Record<string, string[]> = { 'sign-in': await accessibilityProblems(page) }

@@ -95,13 +95,39 @@ t.test('refused exchanges: a wrong verifier, a reused code, a plain challenge, a
 
   await t.rejects(authorize('alice', { method: 'plain' }), /no code: invalid_request/, 'the provider issues no code for a plain challenge')
 
-  for (const redirectUri of ['https://evil.example.com/callback', 'http://localhost:5000/cb', 'http://127.0.0.1/no-port', 'https://files.example.com/other/', 'http://127.0.0.1:5000/cb#fragment']) {
+  for (const redirectUri of ['https://evil.example.com/callback', 'http://localhost:5000/cb', 'http://127.0.0.1/no-port', 'https://files.example.com/other/', 'http://127.0.0.1:5000/cb#fragment',
+    'https://files.example.com/console/files/', 'https://files.example.com/console/callback?next=/elsewhere']) {
     const refused = await post('/api/auth/token', { ...(await authorize('alice')), redirectUri })
     t.equal(refused.statusCode, 400, redirectUri)
     t.match(refused.json(), { error: /redirectUri/ })
   }
   t.equal((await post('/api/auth/token', { code: 'x', codeVerifier: 'too-short', redirectUri: REDIRECT })).statusCode, 400, 'a verifier that is not one')
   t.equal((await post('/api/auth/token', { code: 'x' })).statusCode, 400, 'a body that is neither grant')
+})
+
+t.test('the provider is given the redirect URI exactly as it was checked, not the string as sent', async (t) => {
+  const { app } = await serve(t, { PUBLIC_URL: 'https://files.example.com' })
+  const pkce = { codeChallenge: 'c'.repeat(43), state: 's'.repeat(43) }
+  const redirectOf = async (redirectUri: string) => {
+    const answer = await app.inject({ url: `/console/sign-in?${new URLSearchParams({ redirectUri, ...pkce })}` })
+    t.equal(answer.statusCode, 302)
+    return new URL(answer.headers.location as string).searchParams.get('redirect_uri')
+  }
+  // Read as a URL, this is 127.0.0.1:9999 with the path /@evil.example/; a looser parser reads evil.example.
+  t.equal(await redirectOf('http://127.0.0.1:9999\\@evil.example/'), 'http://127.0.0.1:9999/@evil.example/')
+  t.equal(await redirectOf('https://files.example.com/console/callback'), 'https://files.example.com/console/callback')
+  const elsewhere = await app.inject({ url: `/console/sign-in?${new URLSearchParams({ redirectUri: 'https://files.example.com/console/files/', ...pkce })}` })
+  t.match(new URL(elsewhere.headers.location as string, 'https://files.example.com').searchParams.get('error_description'), /PUBLIC_URL/, 'only the console\'s callback under PUBLIC_URL')
+})
+
+t.test('with JWT_AUDIENCE unset, an ID token (issued to the service\'s client) is refused as a bearer token; the access token (at+jwt) works', async (t) => {
+  const { post, app } = await serve(t, { JWT_AUDIENCE: '' })
+  const tokens = (await post('/api/auth/token', await authorize('ivan'))).json()
+  const credentials = (token: string) => app.inject({ url: '/api/auth/credentials', headers: bearer(token) })
+  t.equal(JSON.parse(Buffer.from(tokens.accessToken.split('.')[0], 'base64url').toString()).typ, 'at+jwt', 'the provider types its access tokens')
+  t.equal((await credentials(tokens.accessToken)).statusCode, 200)
+  t.equal(JSON.parse(Buffer.from(tokens.idToken.split('.')[1], 'base64url').toString()).aud, OIDC_CLIENT.id)
+  t.equal((await credentials(tokens.idToken)).statusCode, 401)
 })
 
 t.test('the device grant: pending, approved; denied; expired', async (t) => {
