@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import yauzl from 'yauzl'
+import { Readable } from 'node:stream'
+import { zipFolder } from '../storage/archive.js'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { runCommand } from './helpers/cli.js'
 import { startS3Server } from './helpers/s3.js'
@@ -106,6 +108,28 @@ for (const driver of ['fs', 's3'] as const) {
     const python = await runCommand('python3', ['-c', 'import sys, zipfile, json; print(json.dumps(zipfile.ZipFile(sys.argv[1]).namelist()))', zip], process.env)
     t.equal(python.status, 0, python.stderr)
     t.same((JSON.parse(python.stdout) as string[]).sort(), [...names].sort(), 'Python\'s zipfile reads the names as written')
+  })
+
+  t.test(`${driver}: ZIP64 fields, where a length or an offset needs them, read by unzip, Python's zipfile and yauzl (the threshold lowered from 4 GiB)`, async (t) => {
+    const { app, close } = await buildTestApp({ driver, s3 })
+    t.teardown(close)
+    const userId = `user-${randomUUID()}`
+    const files = new Map([['big/a.bin', randomBytes(5000)], ['big/b.txt', Buffer.from('small, far in')], ['big/c.bin', randomBytes(3000)]])
+    for (const [path, body] of files) await app.stowageFiles.write({ userId, orgId: null }, path, Readable.from([body]))
+    const zipped = Buffer.concat(await (await zipFolder(app.stowageFiles, userId, 'big/', { zip64From: 1000 })).toArray())
+    const folder = await mkdtemp(join(tmpdir(), 'stowage-zip64-'))
+    t.teardown(() => rm(folder, { recursive: true, force: true }))
+    const zip = join(folder, 'big.zip')
+    await writeFile(zip, zipped)
+    const tested = await runCommand('unzip', ['-t', zip], process.env)
+    t.equal(tested.status, 0, tested.stdout + tested.stderr)
+    t.match(tested.stdout, /No errors detected/)
+    const python = await runCommand('python3', ['-c', 'import sys, zipfile, json; z = zipfile.ZipFile(sys.argv[1]); print(json.dumps({i.filename: [i.file_size, z.read(i).hex()] for i in z.infolist()}))', zip], process.env)
+    t.equal(python.status, 0, python.stderr)
+    const read = JSON.parse(python.stdout) as Record<string, [number, string]>
+    for (const [path, body] of files) t.same(read[path.slice('big/'.length)], [body.length, body.toString('hex')], `${path} as written`)
+    const entries = await unzip(zipped)
+    for (const [path, body] of files) t.ok(entries.get(path.slice('big/'.length))?.equals(body), `yauzl reads ${path}`)
   })
 
   t.test(`${driver}: a zip larger than the upload memory budget, with the server's memory flat`, async (t) => {
