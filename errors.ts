@@ -22,6 +22,8 @@ export const DependencyUnavailableError = createError<[string]>('STOWAGE_ERR_DEP
 export const BusyError = createError<[string]>('STOWAGE_ERR_BUSY', '%s', 503)
 /** The request did not arrive in time. */
 export const RequestTimeoutError = createError<[string]>('STOWAGE_ERR_REQUEST_TIMEOUT', '%s', 408)
+/** The client left before its answer: the work for it stopped. Nobody reads the answer. */
+export const ClientGoneError = createError('STOWAGE_ERR_CLIENT_GONE', 'the client closed the request', 499)
 
 export const RETRY_AFTER_SECONDS = 5
 

@@ -9,6 +9,7 @@ import { ArchiveQuery, FolderTransferred, TransferBody } from '../schemas/operat
 import { zipFolder } from '../storage/archive.js'
 import { writePreconditions } from '../storage/conditional.js'
 import { transferFolder } from '../storage/folders.js'
+import { clientSignal } from './client-signal.js'
 import { ownerOf } from './file-answers.js'
 
 export interface OperationRoutesOptions {
@@ -56,7 +57,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         return done
       }
       if (ifMatch) throw new BadRequestError('If-Match names one file\'s version: a folder has none')
-      return transferFolder(files, ownerOf(request), operation, from, to, { destination: { ifNoneMatch }, deadline: Date.now() + folderBudgetMs })
+      return transferFolder(files, ownerOf(request), operation, from, to, { destination: { ifNoneMatch }, deadline: Date.now() + folderBudgetMs, signal: clientSignal(reply) })
     })
   }
 

@@ -20,11 +20,12 @@ export interface FolderTransfer {
  * few files at a time, until all are done or `deadline` (a time) passes. Each file is copied or moved
  * whole, or not at all; a move takes its files away, so the same request again finds only those
  * left and finishes the work. A file deleted meanwhile is skipped. `destination` (If-None-Match: *)
- * applies to each file: the first that exists stops the request with 412.
+ * applies to each file: the first that exists stops the request with 412. Once `signal` is aborted
+ * (the client left), no file is begun.
  */
 export async function transferFolder (
   service: FileService, owner: Owner, operation: 'copy' | 'move', from: string, to: string,
-  { destination, deadline }: { destination?: Preconditions, deadline: number }
+  { destination, deadline, signal }: { destination?: Preconditions, deadline: number, signal?: AbortSignal }
 ): Promise<FolderTransfer> {
   checkPrefix(from)
   checkPrefix(to)
@@ -36,6 +37,7 @@ export async function transferFolder (
     const page = await service.list(owner.userId, { prefix: from, continuationToken })
     if (first && page.files.length === 0) throw new NotFoundError(`no files under ${from}`)
     await inGroups(page.files, TOGETHER, async (file) => {
+      signal?.throwIfAborted()
       try {
         const result = await service[operation](owner, file.key, to + file.key.slice(from.length), { destination })
         done.files++

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto'
+import { Readable } from 'node:stream'
 import t, { type Test } from 'tap'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { startS3Server } from './helpers/s3.js'
+import { waitFor } from './helpers/wait.js'
 
 const s3 = await startS3Server()
 t.teardown(() => s3.close())
@@ -162,3 +164,33 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal(await user.read('moved/0999.txt'), 'big/0999.txt')
   })
 }
+
+t.test('fs: a client that leaves a folder copy of 2,000 files: the copying stops within a second', async (t) => {
+  const user = await userOf(t, 'fs', { FOLDER_OPERATION_BUDGET_MS: '600000' })
+  const owner = { userId: (await user.app.inject({ url: '/api/auth/credentials', headers: user.headers })).json().userId, orgId: null }
+  for (let i = 0; i < 2000; i += 50) {
+    await Promise.all(Array.from({ length: 50 }, (_, j) => user.app.stowageFiles.write(owner, `many/${String(i + j).padStart(4, '0')}.txt`, Readable.from([Buffer.from('x')]))))
+  }
+  const base = await user.app.listen({ port: 0, host: '127.0.0.1' })
+  const copied = async () => {
+    let count = 0
+    for (let token: string | undefined, more = true; more;) {
+      const page = await user.app.stowageFiles.list(owner.userId, { prefix: 'copy/', continuationToken: token })
+      count += page.files.length
+      more = page.isTruncated
+      token = page.continuationToken
+    }
+    return count
+  }
+  const leaving = new AbortController()
+  const request = fetch(`${base}/api/copies`, { method: 'POST', headers: { ...user.headers, 'content-type': 'application/json' }, body: JSON.stringify({ from: 'many/', to: 'copy/' }), signal: leaving.signal })
+  request.catch(() => {})
+  await waitFor(async () => await copied() > 0, { what: 'the copy to begin' })
+  leaving.abort()
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  const soonAfter = await copied()
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  const later = await copied()
+  t.equal(later, soonAfter, `no file copied after the first second (${soonAfter} copied)`)
+  t.ok(later < 2000, 'the copy did not run to its end')
+})
