@@ -98,6 +98,8 @@ for (const driver of ['fs', 's3'] as const) {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'])
     await table.getByRole('button', { name: 'Share photo.jpg' }).click()
     const share = page.getByRole('dialog', { name: 'Share photo.jpg' })
+    // An upload link takes a file each time it is used until it expires, and the dialog says so.
+    await share.getByRole('radio', { name: 'upload a new version of it (as often as wanted, until it expires)' }).waitFor()
     await share.getByLabel('For').selectOption({ label: 'An hour' })
     await share.getByRole('button', { name: 'Create link' }).click()
     await share.getByRole('button', { name: 'Copy link' }).click()

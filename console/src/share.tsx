@@ -27,7 +27,7 @@ export function Share ({ api, path, onClose, onUnauthorized }: { api: Api, path:
         <fieldset>
           <legend>Anyone with the link can</legend>
           <label><input type="radio" name="method" checked={method === 'download'} onChange={() => setMethod('download')} /> download this file</label>
-          <label><input type="radio" name="method" checked={method === 'upload'} onChange={() => setMethod('upload')} /> upload a new version of it (any number of times until the link expires)</label>
+          <label><input type="radio" name="method" checked={method === 'upload'} onChange={() => setMethod('upload')} /> upload a new version of it (as often as wanted, until it expires)</label>
         </fieldset>
         <label for="share-expiry">For</label>
         <select id="share-expiry" value={expiresIn} onChange={(event) => setExpiresIn(event.currentTarget.value)}>
