@@ -10,7 +10,7 @@ import { isPostgres } from '../db/dialect.js'
 import { inProcessFailureLimit, type FailureLimiterOptions } from '../limits.js'
 import { DeviceCodeWaitingError } from '../identity/signin.js'
 import { sweepEvery } from './sweep.js'
-import { stowageOf } from './decorators.js'
+import { decorateStowage, stowageOf } from './decorators.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -134,21 +134,6 @@ function asAuthFunction (method: Authenticator): AuthFunction {
   }
 }
 
-/** For routes authenticated by what they carry (a refresh token, a code): `admit` refuses an address
- *  that keeps failing, `count` counts each 401 against it, as the chain does. */
-export interface FailureLimitHooks {
-  admit (request: FastifyRequest): Promise<void>
-  count (request: FastifyRequest, reply: FastifyReply): Promise<void>
-}
-
-/** For the routes that call the identity provider for whoever asks (sign-in, refresh, logout): every
- *  call counts against the caller's address, whatever its outcome; a device code is polled at most
- *  once per DEVICE_POLL_SECONDS, faster is RFC 8628's slow_down. */
-export interface ProviderCallLimits {
-  admit (request: FastifyRequest): Promise<void>
-  admitDevicePoll (deviceCode: string): Promise<void>
-}
-
 // RFC 8628 §3.2: a client that is told no interval waits 5 seconds between polls.
 const DEVICE_POLL_SECONDS = 5
 
@@ -211,12 +196,12 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   async function countFailure (request: FastifyRequest) {
     if (await addressFailures.fail(request.ip)) request.log.warn({ address: request.ip }, 'client address throttled after repeated failed authentications')
   }
-  app.decorate('stowageAuthenticate', authenticate)
-  app.decorate('stowageLimitFailures', {
+  decorateStowage(app, 'stowageAuthenticate', authenticate)
+  decorateStowage(app, 'stowageLimitFailures', {
     admit: (request: FastifyRequest) => admitCostlyCheck(request)(),
     count: async (request: FastifyRequest, reply: FastifyReply) => { if (reply.statusCode === 401) await countFailure(request).catch(() => {}) }
-  } satisfies FailureLimitHooks)
-  app.decorate('stowageLimitProviderCalls', {
+  })
+  decorateStowage(app, 'stowageLimitProviderCalls', {
     async admit (request: FastifyRequest) {
       const wait = await providerCalls.check(request.ip)
       if (wait > 0) throw new TooManyAttemptsError(wait, 'too many calls to the identity provider from this address')
@@ -227,5 +212,5 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
       if (await devicePolls.check(subject) > 0) throw new DeviceCodeWaitingError('slow_down')
       await devicePolls.fail(subject)
     }
-  } satisfies ProviderCallLimits)
+  })
 }, { name: 'stowage-auth', fastify: '5.x', dependencies: ['stowage-identity'] })

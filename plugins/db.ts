@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import { openDatabase, type DialectOptions } from '../db/dialect.js'
 import { migrateToLatest } from '../db/migrations.js'
 import type { Database } from '../db/types.js'
+import { decorateStowage } from './decorators.js'
 
 export interface DbPluginOptions extends Omit<DialectOptions, 'log'> {
   /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`; or a Kysely instance of the host's, which
@@ -19,6 +20,6 @@ export const dbPlugin = fp<DbPluginOptions>(async (app, { url, ...options }) => 
     if (owned) await db.destroy()
     throw error
   }
-  app.decorate('stowageDb', db)
+  decorateStowage(app, 'stowageDb', db)
   if (owned) app.addHook('onClose', async () => { await db.destroy() })
 }, { name: 'stowage-db', fastify: '5.x' })

@@ -1,13 +1,30 @@
-import type { FastifyInstance, preHandlerHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/types.js'
 import type { KeyService } from '../keys/service.js'
 import type { FileService } from '../storage/files.js'
 import type { Quotas } from '../storage/quotas.js'
 import type { Metrics } from '../metrics/metrics.js'
-import type { FailureLimitHooks, ProviderCallLimits } from './auth.js'
-import type { HealthReport } from './health.js'
-import type { IdentityService } from './identity.js'
+import type { Locker } from '@tus/utils'
+import type { IdentityService } from '../identity/service.js'
+import type { LinkSigner } from '../storage/links.js'
+import type { StagedUploadStore } from '../storage/tus-store.js'
+import type { HealthReport } from '../schemas/health.js'
+
+/** For routes authenticated by what they carry (a refresh token, a code): `admit` refuses an address
+ *  that keeps failing, `count` counts each 401 against it, as the chain does. */
+export interface FailureLimitHooks {
+  admit (request: FastifyRequest): Promise<void>
+  count (request: FastifyRequest, reply: FastifyReply): Promise<void>
+}
+
+/** For the routes that call the identity provider for whoever asks (sign-in, refresh, logout): every
+ *  call counts against the caller's address, whatever its outcome; a device code is polled at most
+ *  once per DEVICE_POLL_SECONDS, faster is RFC 8628's slow_down. */
+export interface ProviderCallLimits {
+  admit (request: FastifyRequest): Promise<void>
+  admitDevicePoll (deviceCode: string): Promise<void>
+}
 
 /**
  * What Stowage's concern plugins decorate onto the scope they are registered in. The names carry a
@@ -29,6 +46,10 @@ export interface StowageDecorators {
   stowageLimitProviderCalls: ProviderCallLimits
   /** Readiness: the database and the file store, each within its own deadline. */
   stowageCheckHealth: () => Promise<HealthReport>
+  /** Signs and checks the links Stowage serves. */
+  stowageLinks: LinkSigner
+  /** Resumable uploads' store and locks; undefined when the file store cannot stage writes. */
+  stowageUploads?: { store: StagedUploadStore, locker: Locker }
   /** With `metrics` on: Stowage's Prometheus registry and instruments. */
   stowageMetrics?: Metrics
 }
@@ -36,4 +57,10 @@ export interface StowageDecorators {
 /** A scope in which the concern plugins are registered, typed as such. */
 export function stowageOf (app: FastifyInstance): StowageDecorators {
   return app as unknown as StowageDecorators
+}
+
+/** Sets one of Stowage's decorators on `app`: a name or a type that is not StowageDecorators' does not compile. */
+export function decorateStowage<K extends keyof StowageDecorators> (app: FastifyInstance, name: K, value: StowageDecorators[K]) {
+  // The names are not declared on FastifyInstance (see above), so Fastify's own typing of decorate cannot check them.
+  app.decorate<unknown>(name, value)
 }

@@ -1,14 +1,9 @@
 import fp from 'fastify-plugin'
 import { ping } from '../db/migrations.js'
-import { stowageOf } from './decorators.js'
+import type { HealthReport } from '../schemas/health.js'
+import { decorateStowage, stowageOf } from './decorators.js'
 
 type CheckResult = 'ok' | 'failing'
-
-export interface HealthReport {
-  status: 'ok' | 'unavailable'
-  error?: string
-  checks: { database?: CheckResult, storage?: CheckResult }
-}
 
 export interface HealthPluginOptions {
   /** A check that takes longer than this counts as failing. */
@@ -54,7 +49,7 @@ export const healthPlugin = fp<HealthPluginOptions>(async (app, { timeoutMs = 20
   const checkDatabase = run('the database', () => ping(stowageDb))
   const checkStorage = shared(run('the file store', () => stowageFiles.check()), storageCacheMs)
 
-  app.decorate('stowageCheckHealth', async (): Promise<HealthReport> => {
+  decorateStowage(app, 'stowageCheckHealth', async (): Promise<HealthReport> => {
     const [database, storage] = await Promise.all([checkDatabase(), checkStorage()])
     const failing = [database === 'failing' && 'the database', storage === 'failing' && 'the file store'].filter(Boolean)
     const checks = { database, storage }

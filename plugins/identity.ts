@@ -1,133 +1,17 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
-import type { Algorithm } from 'fast-jwt'
-import { createOrganizationRepository, type OrganizationRepository } from '../db/organizations.js'
-import { createAwsCallerVerifier, type AwsCallerVerifier } from '../identity/aws-caller.js'
-import { createDiscovery } from '../identity/discovery.js'
-import { createFailureLog, type Logger, type ObserveCall } from '../identity/http.js'
-import { createJwtVerifier, type JwtVerifier } from '../identity/jwt.js'
-import { createOAuthClient } from '../identity/oauth.js'
-import { createTokenRefresher, type RefreshOptions, type TokenRefresher } from '../identity/refresh.js'
-import { createSignIn, type SignIn } from '../identity/signin.js'
-import { stowageOf } from './decorators.js'
-import { DEFAULT_REGION } from '../defaults.js'
+import { createOrganizationRepository } from '../db/organizations.js'
+import { createIdentityService, type IdentityOptions } from '../identity/service.js'
+import { baseUrlOf } from '../routes/base-url.js'
+import { decorateStowage, stowageOf } from './decorators.js'
 
-export interface IdentityPluginOptions {
-  /** Unset turns the JWT method off. */
-  issuer?: string
-  audience?: string
-  /** Else discovered from the issuer. */
-  jwksUrl?: string
-  algorithms?: Algorithm[]
-  userClaim?: string
-  orgClaim?: string
-  upstreamTimeoutMs?: number
-  jwksRefetchIntervalMs?: number
-  /** Else discovered from the issuer; with neither, refresh is off. */
-  tokenUrl?: string
-  clientId?: string
-  clientSecret?: string
-  /** What clients ask the provider for when they sign in. */
-  scope?: string
-  /** PUBLIC_URL: the resource clients sign in for, and the console's redirect URIs. */
-  publicUrl?: string
-  stsEndpoint?: string
-  stsRegion?: string
-  /** Unset: tokens come without AWS credentials. */
-  credentialsRoleArn?: string
-  credentialsTtlSeconds?: number
-  /** Unset turns the AWS-signed caller identity method off. */
-  awsAuthServerId?: string
-  /** STS calls in flight at once for the AWS method. */
-  stsConcurrency?: number
-  /** Where failures of the provider and of STS are reported, once a minute per endpoint at most. */
-  log?: Logger
-  /** Wraps every call to the provider and to STS, for metrics and traces. */
-  observeCall?: ObserveCall
-}
-
-export interface IdentityService {
-  /** Undefined when no issuer is configured. */
-  jwt?: JwtVerifier
-  refresher: TokenRefresher
-  signIn: SignIn
-  /** RFC 9728: where clients sign in for this service; undefined when no issuer is configured. */
-  protectedResource?: { authorizationServer: string, clientId?: string, scopes: string[], publicUrl?: string }
-  /** Undefined when no AWS_AUTH_SERVER_ID is configured. */
-  awsCaller?: AwsCallerVerifier
-}
-
-interface IdentityDependencies {
-  organizations: OrganizationRepository
-  locate: RefreshOptions['locate']
-}
-
-export function createIdentityService (options: IdentityPluginOptions, { organizations, locate }: IdentityDependencies): IdentityService {
-  const { issuer } = options
-  const stsEndpoint = options.stsEndpoint ?? 'https://sts.amazonaws.com'
-  const onUpstreamFailure = createFailureLog(options.log)
-  const { observeCall } = options
-  const discover = issuer ? createDiscovery(issuer, options.upstreamTimeoutMs, observeCall) : undefined
-  const discovered = async (field: 'jwks_uri') => {
-    const value = discover ? (await discover())[field] : undefined
-    if (typeof value !== 'string') throw new Error(`the identity provider publishes no ${field}`)
-    return value
-  }
-  const provider = createOAuthClient({
-    issuer,
-    tokenUrl: options.tokenUrl,
-    clientId: options.clientId,
-    clientSecret: options.clientSecret,
-    timeoutMs: options.upstreamTimeoutMs,
-    onUpstreamFailure,
-    observeCall
-  })
-  const refresher = createTokenRefresher({
-    provider,
-    userClaim: options.userClaim ?? 'sub',
-    orgClaim: options.orgClaim ?? 'org_id',
-    roleArn: options.credentialsRoleArn,
-    durationSeconds: options.credentialsTtlSeconds ?? 3600,
-    stsEndpoint,
-    stsRegion: options.stsRegion ?? DEFAULT_REGION,
-    locate,
-    timeoutMs: options.upstreamTimeoutMs,
-    onUpstreamFailure,
-    observeCall
-  })
-  const awsCaller = options.awsAuthServerId
-    ? createAwsCallerVerifier({ stsEndpoint, serverId: options.awsAuthServerId, organizations, timeoutMs: options.upstreamTimeoutMs, onUpstreamFailure, observeCall, stsConcurrency: options.stsConcurrency })
-    : undefined
-  const scope = options.scope ?? 'openid offline_access'
-  const signIn = createSignIn({ provider, refresher, publicUrl: options.publicUrl, scope })
-  if (!issuer) return { refresher, signIn, awsCaller }
-  const jwksUrl = async () => options.jwksUrl ?? discovered('jwks_uri')
-  return {
-    refresher,
-    signIn,
-    protectedResource: { authorizationServer: issuer, clientId: options.clientId, scopes: scope.split(' '), publicUrl: options.publicUrl },
-    awsCaller,
-    jwt: createJwtVerifier({
-      issuer,
-      audience: options.audience,
-      clientId: options.clientId,
-      jwksUrl,
-      algorithms: options.algorithms ?? ['RS256'],
-      userClaim: options.userClaim ?? 'sub',
-      orgClaim: options.orgClaim ?? 'org_id',
-      fetchTimeoutMs: options.upstreamTimeoutMs,
-      refetchIntervalMs: options.jwksRefetchIntervalMs,
-      onUpstreamFailure,
-      observeCall
-    })
-  }
-}
+export type IdentityPluginOptions = IdentityOptions
 
 /** RFC 9728's metadata of the service as clients reach it; undefined when no identity provider is configured. */
 export function resourceMetadataOf (request: FastifyRequest) {
   const resource = stowageOf(request.server).stowageIdentity?.protectedResource
   if (!resource) return undefined
-  const base = `${resource.publicUrl?.replace(/\/$/, '') ?? `${request.protocol}://${request.host}`}${request.server.prefix}`
+  const base = `${baseUrlOf(request, resource.publicUrl)}${request.server.prefix}`
   return {
     resource: base,
     authorization_servers: [resource.authorizationServer],
@@ -144,6 +28,6 @@ export const identityPlugin = fp<IdentityPluginOptions>(async (app, options) => 
     organizations: createOrganizationRepository(stowageDb),
     locate: async (userId, orgId) => ({ ...stowageFiles.location(userId), writable: !(await stowageQuotas.applies({ userId, orgId })) })
   })
-  app.decorate('stowageIdentity', identity)
+  decorateStowage(app, 'stowageIdentity', identity)
   app.addHook('onClose', async () => { identity.refresher.close() })
 }, { name: 'stowage-identity', fastify: '5.x', dependencies: ['stowage-db', 'stowage-storage'] })

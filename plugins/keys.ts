@@ -3,14 +3,14 @@ import { createApiKeyRepository } from '../db/api-keys.js'
 import { sharedFailureLimit } from '../db/auth-failures.js'
 import { isPostgres } from '../db/dialect.js'
 import { createKeyService, type KeyServiceOptions } from '../keys/service.js'
-import { stowageOf } from './decorators.js'
+import { decorateStowage, stowageOf } from './decorators.js'
 
 export type KeysPluginOptions = Omit<KeyServiceOptions, 'repository' | 'onThrottled' | 'failureLimit'>
 
 export const keysPlugin = fp<KeysPluginOptions>(async (app, options) => {
   const db = stowageOf(app).stowageDb
   const { failuresPerKey = 10, failureWindowMs = 60_000 } = options
-  app.decorate('stowageKeys', createKeyService({
+  decorateStowage(app, 'stowageKeys', createKeyService({
     ...options,
     repository: createApiKeyRepository(db),
     // On PostgreSQL the instances count a key's failures together.

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import type { Metrics } from '../metrics/metrics.js'
+import { decorateStowage } from './decorators.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,7 +19,7 @@ const FILE_ROUTE = /\/api\/(files|raw)\/|\/api\/uploads\b|\/links\//
 /** The HTTP metrics of Stowage's routes, from two hooks; the rest of the metrics come from the
  *  services' own counters and a wrapped store (metrics/metrics.ts). */
 export const metricsPlugin = fp<MetricsPluginOptions>(async (app, { metrics }) => {
-  app.decorate('stowageMetrics', metrics)
+  decorateStowage(app, 'stowageMetrics', metrics)
   app.decorateRequest('stowageMetricsStart', undefined)
   app.addHook('onRequest', (request, _reply, done) => {
     const socket = request.raw.socket

@@ -4,6 +4,8 @@ import { baseUrlOf } from '../routes/base-url.js'
 import { filesRoutes } from '../routes/files.js'
 import { rawRoutes } from '../routes/raw.js'
 import { uploadRoutes } from '../routes/uploads.js'
+import { uploadsPlugin } from './uploads.js'
+import { linksPlugin, type LinksPluginOptions } from './links.js'
 import { operationRoutes, type OperationRoutesOptions } from '../routes/operations.js'
 import { trashRoutes } from '../routes/trash.js'
 import { usageRoutes } from '../routes/usage.js'
@@ -19,6 +21,8 @@ import { healthSchemas } from '../schemas/health.js'
 import { keySchemas } from '../schemas/keys.js'
 import { linkSchemas } from '../schemas/links.js'
 import { operationSchemas } from '../schemas/operations.js'
+import { trashSchemas } from '../schemas/trash.js'
+import { usageSchemas } from '../schemas/usage.js'
 import { authPlugin, type AuthPluginOptions } from './auth.js'
 import { dbPlugin, type DbPluginOptions } from './db.js'
 import { errorHandler, notFoundHandler } from './errors.js'
@@ -60,7 +64,7 @@ export interface StowageOptions {
   console?: ConsoleRoutesOptions
   /** Signed links: the longest lifetime (7 days by default, as S3 allows), the signing secret
    *  (else one kept in the database), links to the store itself where it can (true by default). */
-  links?: Partial<Omit<LinkRoutesOptions, 'uploadMemory'>>
+  links?: Partial<Omit<LinkRoutesOptions, 'uploadMemory'>> & LinksPluginOptions
   /** Folder copies and moves: how long one request works before it answers isTruncated (10 s by default). */
   operations?: OperationRoutesOptions
   /**
@@ -88,7 +92,7 @@ const docsPolicy = (assets: string) => [
   "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
 ].join('; ')
 
-const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas]
+const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas, ...trashSchemas, ...usageSchemas]
 
 /**
  * All of Stowage in one encapsulated plugin: schemas, error handling, services and routes live in
@@ -150,8 +154,14 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.auth) await app.register(authRoutes)
   if (routes.files) await app.register(filesRoutes, { uploadMemory, uploadTimeoutMs: options.uploads?.timeoutMs })
   if (routes.raw) await app.register(rawRoutes, { uploadMemory })
-  if (routes.links) await app.register(linkRoutes, { uploadMemory, maxSeconds: DEFAULT_LINK_MAX_SECONDS, viaStore: true, ...options.links })
-  if (routes.uploads) await app.register(uploadRoutes, { uploadMemory, expiryMs: (options.uploads?.expirySeconds ?? DEFAULT_UPLOAD_EXPIRY_SECONDS) * 1000 })
+  if (routes.links) {
+    await app.register(linksPlugin, { secret: options.links?.secret })
+    await app.register(linkRoutes, { uploadMemory, maxSeconds: DEFAULT_LINK_MAX_SECONDS, viaStore: true, ...options.links })
+  }
+  if (routes.uploads) {
+    await app.register(uploadsPlugin, { expiryMs: (options.uploads?.expirySeconds ?? DEFAULT_UPLOAD_EXPIRY_SECONDS) * 1000 })
+    await app.register(uploadRoutes, { uploadMemory })
+  }
   if (routes.keys) await app.register(keysRoutes)
   if (routes.operations) await app.register(operationRoutes, { ...options.operations })
   if (routes.trash) await app.register(trashRoutes)

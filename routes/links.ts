@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { sharedSecret } from '../db/settings.js'
 import { BadRequestError, ForbiddenError } from '../errors.js'
 import type { ByteBudget } from '../limits.js'
 import { stowageOf } from '../plugins/decorators.js'
 import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
-import { createLinkSigner, type LinkGrant } from '../storage/links.js'
+import type { LinkGrant } from '../storage/links.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { CreatedLink, CreateLinkBody } from '../schemas/links.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
@@ -16,8 +15,6 @@ export interface LinkRoutesOptions {
   uploadMemory: ByteBudget
   /** The longest lifetime a link may be given. */
   maxSeconds: number
-  /** The signing secret of links Stowage serves; else one kept in the database. */
-  secret?: string
   /** Links to the store itself (S3 presigned URLs) where it can make them; else served by Stowage. */
   viaStore: boolean
   /** Where clients reach Stowage; else the request's own origin. */
@@ -39,8 +36,7 @@ function storeServed (contentType: string, path: string) {
  * between the client and the store; otherwise Stowage serves it at `/links/{token}`, with the raw routes' answers.
  */
 export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (app, options) => {
-  const { stowageAuthenticate, stowageFiles: files, stowageDb } = stowageOf(app)
-  const signer = createLinkSigner(options.secret ? Buffer.from(options.secret) : await sharedSecret(stowageDb, 'link-signing'))
+  const { stowageAuthenticate, stowageFiles: files, stowageLinks: signer } = stowageOf(app)
   const prefix = app.prefix
 
   const createRoute: FastifyPluginAsyncTypebox = async (api) => {

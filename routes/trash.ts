@@ -5,7 +5,7 @@ import { stowageOf } from '../plugins/decorators.js'
 import { DOCUMENTED, RAW_FILE_HEADERS } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FileWritten } from '../schemas/files.js'
-import { RestoreBody, TrashIdParams, TrashList, TrashListQuery } from '../schemas/operations.js'
+import { RestoreBody, TrashIdParams, TrashList, TrashListQuery } from '../schemas/trash.js'
 
 /** Deleted files, until TRASH_RETENTION_DAYS pass. With a retention of 0 the trash is always empty. */
 export const trashRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -1,18 +1,15 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
-import { MemoryLocker, Server } from '@tus/server'
-import { ERRORS, type Lock, type Locker } from '@tus/utils'
+import { Server } from '@tus/server'
+import { ERRORS } from '@tus/utils'
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { isPostgres } from '../db/dialect.js'
-import { createUploadLeases, createUploadRepository, type UploadLease } from '../db/uploads.js'
 import { BadRequestError, isRetriedSoon, isStowageError, RETRY_AFTER_SECONDS, UnsupportedMediaTypeError } from '../errors.js'
 import type { ByteBudget } from '../limits.js'
 import { stowageOf } from '../plugins/decorators.js'
 import { lingerBeforeClose } from '../plugins/errors.js'
-import { sweepEvery } from '../plugins/sweep.js'
 import { writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
-import { StagedUploadStore, type Destination } from '../storage/tus-store.js'
+import type { Destination } from '../storage/tus-store.js'
 import type { Owner } from '../db/usage.js'
 import { declaredLength, ownerOf } from './file-answers.js'
 import { isFileMediaType } from '../schemas/files.js'
@@ -20,13 +17,9 @@ import { isFileMediaType } from '../schemas/files.js'
 export interface UploadRoutesOptions {
   /** Upload bytes held in memory across the process (shared with the other upload routes). */
   uploadMemory: ByteBudget
-  /** How long an unfinished upload is kept, from its creation. */
-  expiryMs: number
 }
 
 const UPLOAD_ID = /^[0-9a-f]{32}$/
-// A request that wants an upload another holds waits this long for it, then gets 500 (tus' lock timeout).
-const LOCK_WAIT_MS = 30_000
 const PIECE_TYPE = 'application/offset+octet-stream'
 
 /** The Node request and answer under @tus/server's web Request (srvx). */
@@ -46,40 +39,15 @@ function destinationOf (metadata: Record<string, string | null> = {}): Omit<Dest
   return { path, contentType, preconditions }
 }
 
-/** tus' locks of uploads, as leases in the database: held across instances. */
-function leasedLocker (leases: (id: string) => UploadLease): Locker {
-  return {
-    newLock (id): Lock {
-      const lease = leases(id)
-      return {
-        async lock (signal, requestRelease) {
-          try {
-            await lease.take(AbortSignal.any([signal, AbortSignal.timeout(LOCK_WAIT_MS)]), () => { void requestRelease() })
-          } catch (error) {
-            // A database that is down is its 503, not a lock that was waited for.
-            if (signal.aborted || isStowageError(error)) throw error
-            throw ERRORS.ERR_LOCK_TIMEOUT
-          }
-        },
-        unlock: () => lease.release()
-      }
-    }
-  }
-}
-
 /**
  * Resumable uploads with the tus 1.0 protocol (@tus/server): POST /api/uploads creates one, PATCH
  * /api/uploads/{id} sends a piece, HEAD says how far it got, DELETE drops it. Every request passes
  * Stowage's authentication, and an upload answers only the user who created it (404 to anyone else).
  */
-export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app, { uploadMemory, expiryMs }) => {
-  const { stowageAuthenticate, stowageFiles: files, stowageDb, stowageQuotas } = stowageOf(app)
-  if (!files.staged) {
-    app.log.warn('the file store cannot stage writes: resumable uploads (/api/uploads) are off')
-    return
-  }
-  const uploads = createUploadRepository(stowageDb)
-  const store = new StagedUploadStore(uploads, files.staged, expiryMs, stowageQuotas)
+export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app, { uploadMemory }) => {
+  const { stowageAuthenticate, stowageFiles: files, stowageUploads } = stowageOf(app)
+  if (!stowageUploads) return
+  const { store, locker } = stowageUploads
   // The caller of each request, for @tus/server's hooks, which see only the request.
   const callers = new WeakMap<IncomingMessage, Owner>()
   const callerOf = (request: Request) => {
@@ -96,9 +64,7 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
     relativeLocation: true,
     // Same origin only, like the rest of the API.
     allowedOrigins: [],
-    // Across instances on PostgreSQL; in this process on SQLite, whose instances share no uploads
-    // (as they share no key locks).
-    locker: isPostgres(stowageDb) ? leasedLocker(createUploadLeases(stowageDb)) : new MemoryLocker({ acquireLockTimeout: LOCK_WAIT_MS }),
+    locker,
     getFileIdFromRequest: (_request, lastPath) => lastPath !== undefined && UPLOAD_ID.test(lastPath) ? lastPath : undefined,
     async namingFunction (request, metadata) {
       const owner = callerOf(request)
@@ -115,7 +81,7 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
       if (request.method === 'PATCH') store.announce(id, Number(request.headers.get('content-length')))
     },
     async onUploadFinish (_request, upload) {
-      const etag = (await uploads.find(upload.id))?.etag
+      const etag = await store.etagOf(upload.id)
       const headers: Record<string, string> = etag ? { ETag: etag } : {}
       return { headers }
     },
@@ -135,9 +101,6 @@ export const uploadRoutes: FastifyPluginAsync<UploadRoutesOptions> = async (app,
       return { status_code: statusCode, body: JSON.stringify({ error: message }) + '\n' }
     }
   })
-
-  // A sweep skips the uploads a request holds.
-  sweepEvery(app, { everyMs: Math.min(expiryMs / 2, 3600_000), what: 'expired uploads', sweep: () => store.deleteExpired() })
 
   // The body is the upload's piece, read by @tus/server as it arrives: no parser may buffer it.
   app.removeAllContentTypeParsers()

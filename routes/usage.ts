@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { stowageOf } from '../plugins/decorators.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
-import { Usage } from '../schemas/operations.js'
+import { Usage } from '../schemas/usage.js'
 import { ownerOf } from './file-answers.js'
 
 /** What the caller stores, against the quota that applies to them. */

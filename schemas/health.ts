@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
 
 const Check = Type.Union([Type.Literal('ok'), Type.Literal('failing')])
 
@@ -10,6 +10,7 @@ export const Health = Type.Object({
     storage: Type.Optional(Check)
   }, { description: 'Each readiness check; empty for the liveness probe' })
 }, { $id: 'StowageHealth' })
+export type HealthReport = Static<typeof Health>
 
 export const HealthQuery = Type.Object({
   probe: Type.Optional(Type.Union([Type.Literal('ready'), Type.Literal('live')], {

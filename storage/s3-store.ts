@@ -9,7 +9,7 @@ import { PassThrough, Transform, type Readable } from 'node:stream'
 import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
   checkPreconditions, checkStagedId, compareKeys, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
-  type ByteRange, type Bytes, type DeleteOptions, type Exclusive, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore,
+  type ByteRange, type Bytes, type DeleteOptions, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore,
   type PresignRequest, type Preconditions, type RangeRequest, type StagedWrites, type TransferOptions, type WriteOptions
 } from './object-store.js'
 

@@ -35,6 +35,11 @@ export class StagedUploadStore extends DataStore {
     this.extensions = ['creation', 'creation-with-upload', 'termination', 'expiration']
   }
 
+  /** The ETag of the file a finished upload published. */
+  async etagOf (id: string): Promise<string | undefined> {
+    return (await this.uploads.find(id))?.etag ?? undefined
+  }
+
   /** Called while the creating request is named: its destination, for `create` to find. */
   expect (id: string, destination: Destination) {
     this.destinations.set(id, destination)

@@ -1,30 +1,8 @@
 // The service's API, from the page: every call carries the session's token, and every refusal
 // becomes a message that says what a person can do about it.
 
+import { postJson, refusal, serviceUrl } from './requests.js'
 import type { Tokens } from './tokens.js'
-
-/** What a status means to a person, when the answer's own words are not enough. */
-const ADVICE: Record<number, string> = {
-  401: 'Your session has ended: sign in again.',
-  412: 'Someone changed this file since you opened it: reload and try again.',
-  507: 'You are over your storage quota: delete files or empty the trash.',
-  503: 'The service is busy or its storage is down: try again in a moment.'
-}
-
-export class ApiError extends Error {
-  constructor (readonly status: number, readonly detail: string) {
-    super(ADVICE[status] ?? detail)
-  }
-}
-
-/** The service's refusal: its status, and its `{error}` when the body carries one. */
-export function refusal (status: number, body: string, fallback: string): ApiError {
-  try {
-    return new ApiError(status, (JSON.parse(body) as { error?: string }).error ?? fallback)
-  } catch {
-    return new ApiError(status, fallback)
-  }
-}
 
 export interface TrashItem { id: string, key: string, size: number, deletedAt: string, expiresAt: string }
 export interface KeySummary { id: string, name: string, start: string, createdAt: string, lastUsedAt: string | null }
@@ -35,12 +13,6 @@ export interface Listing {
   isTruncated: boolean
   continuationToken?: string
 }
-
-/** The service's URL for `path` (`api/…`), relative to where the console is mounted. */
-export const serviceUrl = (path: string) => new URL(`../${path}`, document.baseURI)
-
-/** A POST of `body` as JSON. */
-export const postJson = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
 
 export function createApi (tokens: Tokens) {
   async function answer (path: string, init: RequestInit = {}): Promise<Response> {

@@ -1,7 +1,7 @@
 // Sign-in through the identity provider: authorization code with PKCE (S256). The page makes the
 // verifier and `state`, keeps them in this tab until the provider sends the person back to
 // `callback`, and has the service exchange the code (the service is the OAuth client).
-import { postJson, refusal, serviceUrl } from './api.js'
+import { postJson, refusal, serviceUrl } from './requests.js'
 import { sessionOf, type TokenSet } from './tokens.js'
 import type { Session } from './session.js'
 

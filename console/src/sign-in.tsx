@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
-import { ApiError, createApi } from './api.js'
+import { createApi } from './api.js'
+import { ApiError } from './requests.js'
 import { finishSignIn, hasIdentityProvider, startSignIn } from './idp.js'
 import type { Session } from './session.js'
 

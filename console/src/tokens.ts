@@ -2,7 +2,7 @@
 // through the service before it expires, or once after a 401, by one refresh at a time (the
 // provider rotates refresh tokens and revokes the grant when an old one is used again).
 import type { SessionStore } from './session.js'
-import { postJson, serviceUrl } from './api.js'
+import { postJson, serviceUrl } from './requests.js'
 
 const RENEW_BEFORE_MS = 30_000
 

@@ -1,6 +1,7 @@
 import { useRef, useState } from 'preact/hooks'
 import { Upload, type DetailedError } from 'tus-js-client'
-import { refusal, type Api } from './api.js'
+import type { Api } from './api.js'
+import { refusal } from './requests.js'
 
 /** A file to send, where, and what must stand there: `ifMatch` replaces that version only,
  *  `ifNoneMatch: '*'` creates only. */

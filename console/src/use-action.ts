@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { ApiError } from './api.js'
+import { ApiError } from './requests.js'
 
 /** Runs a person's actions, each refusal kept as what they can do about it; a 401 signs them out. */
 export function useAction (onUnauthorized: () => void) {
