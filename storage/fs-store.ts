@@ -1,4 +1,4 @@
-import { createHash, randomUUID, type Hash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { Stats } from 'node:fs'
 import { constants, copyFile, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, utimes, writeFile, type FileHandle } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
@@ -6,25 +6,19 @@ import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { BadRequestError } from '../errors.js'
 import {
-  checkPreconditions, checkStagedId, compareKeys, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
+  checkPreconditions, compareKeys, directly, hasPreconditions, limitBytes, resolveRange,
   type Bytes, type DeleteOptions, type ListOptions, type ListPage, type ObjectMeta, type ObjectRead, type ObjectStore,
-  type RangeRequest, type StagedWrites, type TransferOptions, type WriteOptions
+  type RangeRequest, type TransferOptions, type WriteOptions
 } from './object-store.js'
+import {
+  bodyEtag, contentTypeOf, DIR_MODE, ETAG_AT, ETAG_BYTES, etagBytes, etagOf, FILE_MODE, hasEtagRoom, header, HEADER_BYTES, md5Etag, READ_CHUNK_BYTES, writeHashed
+} from './fs-object-file.js'
+import { createStagedWrites } from './fs-staged.js'
 
 // Folders end in `.d` and objects in `.o`, so that `a` and `a/b` can both exist, as they can in S3,
 // and no key can name the temporary folder or the layout marker.
 const DIR = '.d'
 const OBJECT = '.o'
-// An object file is a fixed header holding the content type and the ETag, then the body: one file,
-// renamed into place whole, so that a body and its metadata can never part. Fixed, so that the
-// body's size is the file's less the header.
-const HEADER_BYTES = 256
-// The ETag (the body's MD5 in quotes, as S3 gives a single-part object) ends the header. Objects
-// written before ETags have spaces there: theirs is computed on first need and written in.
-const ETAG_BYTES = 35
-const ETAG_AT = HEADER_BYTES - ETAG_BYTES
-const ETAG = /^"[0-9a-f]{32}"\n$/
-const READ_CHUNK_BYTES = 256 * 1024
 // Version 1 kept the body in `<name>.f` and its content type in `<name>.m`.
 const LAYOUT_MARKER = '.layout'
 const LAYOUT_VERSION = '2'
@@ -34,10 +28,6 @@ const LEGACY_META = '.m'
 const TMP_MAX_AGE_MS = 10 * 60_000
 // A folder emptied by a concurrent delete can vanish during mkdir, or between mkdir and rename.
 const PUBLISH_ATTEMPTS = 50
-// Hashes of staged uploads kept between their pieces, so that a resumed upload is not read again.
-const STAGED_HASHES_KEPT = 1000
-const FILE_MODE = 0o600
-const DIR_MODE = 0o700
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code
 
@@ -55,45 +45,7 @@ async function ifPresent<T> (work: Promise<T>): Promise<T | undefined> {
   }
 }
 
-function header (contentType: string): Buffer {
-  if (Buffer.byteLength(contentType) >= ETAG_AT || /[\r\n]/.test(contentType)) {
-    throw new BadRequestError(`contentType must be one line under ${ETAG_AT} bytes`)
-  }
-  const bytes = Buffer.alloc(HEADER_BYTES, ' ')
-  bytes.write(contentType + '\n')
-  return bytes
-}
-
-const md5Etag = (hash: ReturnType<typeof createHash>) => `"${hash.digest('hex')}"`
-const etagBytes = (etag: string) => Buffer.from(etag + '\n', 'latin1')
-const contentTypeOf = (header: Buffer) => header.toString('latin1', 0, HEADER_BYTES).split('\n')[0]
-/** Whether the content type leaves the header's last bytes free for the ETag. */
-const hasEtagRoom = (header: Buffer) => header.indexOf('\n') < ETAG_AT
-const etagOf = (header: Buffer) => {
-  const slot = header.toString('latin1', ETAG_AT, HEADER_BYTES)
-  return ETAG.test(slot) ? slot.slice(0, -1) : undefined
-}
-
-/** The MD5 ETag of an open object's body. */
-async function bodyEtag (handle: FileHandle): Promise<string> {
-  const hash = createHash('md5')
-  for await (const chunk of handle.createReadStream({ start: HEADER_BYTES, autoClose: false, highWaterMark: READ_CHUNK_BYTES })) hash.update(chunk)
-  return md5Etag(hash)
-}
-
 interface FolderEntry { name: string, key: string, bytes: Buffer, folder: boolean }
-
-/** Writes `chunks` from `position` on, each hashed while the thread pool writes it (in turn, the
- *  two took twice as long); resolves with the position reached. */
-async function writeHashed (handle: FileHandle, chunks: AsyncIterable<Buffer>, position: number, hash: Hash): Promise<number> {
-  for await (const chunk of chunks) {
-    const written = handle.write(chunk, 0, chunk.length, position)
-    hash.update(chunk)
-    await written
-    position += chunk.length
-  }
-  return position
-}
 
 export function createFsStore (rootDir: string): ObjectStore {
   const root = resolve(rootDir)
@@ -445,87 +397,6 @@ export function createFsStore (rootDir: string): ObjectStore {
         await removeEmptyParents(dir)
         return true
       })
-    }
-  }
-}
-
-/**
- * Resumable uploads on fs: each is a file in `dir`, shared by the instances, its body written at its
- * place after the header's room, and renamed into place whole by `complete`. Its ETag is the MD5 of
- * the whole body, as for any other write: the hash runs in memory across pieces, and is computed
- * again from the file when a piece arrives at another instance or after a restart.
- */
-function createStagedWrites (
-  dir: string,
-  publishChecked: (path: string, key: string, options: Omit<WriteOptions, 'maxBytes'>, staged: { etag: string, size: number }, removeOnFailure: boolean) => Promise<ObjectMeta>
-): StagedWrites {
-  const hashes = new Map<string, { hash: Hash, offset: number }>()
-  const pathOf = (id: string) => {
-    checkStagedId(id)
-    return join(dir, id)
-  }
-
-  /** The MD5 of the first `offset` bytes of the staged body, from memory or from the file. */
-  async function hashUpTo (id: string, handle: FileHandle, offset: number): Promise<Hash> {
-    const kept = hashes.get(id)
-    hashes.delete(id)
-    if (kept?.offset === offset) return kept.hash
-    const { size } = await handle.stat()
-    if (size < HEADER_BYTES + offset) throw new Error(`staged upload ${id} holds fewer bytes than recorded`)
-    const hash = createHash('md5')
-    if (offset === 0) return hash
-    for await (const chunk of handle.createReadStream({ start: HEADER_BYTES, end: HEADER_BYTES + offset - 1, autoClose: false, highWaterMark: READ_CHUNK_BYTES })) {
-      hash.update(chunk)
-    }
-    return hash
-  }
-
-  function keep (id: string, hash: Hash, offset: number) {
-    if (hashes.size >= STAGED_HASHES_KEPT) hashes.delete(hashes.keys().next().value as string)
-    hashes.set(id, { hash, offset })
-  }
-
-  return {
-    async begin (id, _key, contentType) {
-      const room = header(contentType)
-      await mkdir(dir, { recursive: true, mode: DIR_MODE })
-      await writeFile(pathOf(id), room, { flag: 'wx', mode: FILE_MODE })
-      return {}
-    },
-
-    async append (id, _key, state, body, { offset, length }) {
-      const handle = await open(pathOf(id), 'r+')
-      try {
-        const hash = await hashUpTo(id, handle, offset)
-        const position = await writeHashed(handle, limitBytes(untilCut(body, {}), length - offset), HEADER_BYTES + offset, hash) - HEADER_BYTES
-        await handle.truncate(HEADER_BYTES + position)
-        keep(id, hash, position)
-        return { state, offset: position }
-      } finally {
-        await handle.close()
-      }
-    },
-
-    async complete (id, key, _state, options) {
-      const path = pathOf(id)
-      const handle = await open(path, 'r+')
-      let staged
-      try {
-        const size = (await handle.stat()).size - HEADER_BYTES
-        const etag = md5Etag(await hashUpTo(id, handle, size))
-        const headerBytes = header(options.contentType)
-        etagBytes(etag).copy(headerBytes, ETAG_AT)
-        await handle.write(headerBytes, 0, HEADER_BYTES, 0)
-        staged = { etag, size }
-      } finally {
-        await handle.close()
-      }
-      return publishChecked(path, key, options, staged, false)
-    },
-
-    async discard (id) {
-      hashes.delete(id)
-      await rm(pathOf(id), { force: true })
     }
   }
 }

@@ -8,10 +8,12 @@ import { once } from 'node:events'
 import { PassThrough, Transform, type Readable } from 'node:stream'
 import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
-  checkPreconditions, checkStagedId, compareKeys, directly, hasPreconditions, limitBytes, resolveRange, untilCut,
+  checkPreconditions, compareKeys, directly, hasPreconditions, limitBytes, resolveRange,
   type ByteRange, type Bytes, type DeleteOptions, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore,
-  type PresignRequest, type Preconditions, type RangeRequest, type StagedWrites, type TransferOptions, type WriteOptions
+  type PresignRequest, type Preconditions, type RangeRequest, type TransferOptions, type WriteOptions
 } from './object-store.js'
+import { firstPart, PART_BUFFERS, partsOf, partWindow, slicesOf } from './s3-parts.js'
+import { createS3StagedWrites, type StreamedPart } from './s3-staged.js'
 
 export interface S3StoreOptions {
   bucket: string
@@ -31,14 +33,6 @@ export interface S3StoreOptions {
 }
 
 const DEFAULT_PART_BYTES = 8 * 1024 * 1024
-// Parts uploaded at once; one more fills meanwhile (defaults.ts's s3UploadBufferBytes counts them).
-const PARALLEL_PARTS = 2
-const PART_BUFFERS = PARALLEL_PARTS + 1
-// S3's least part, but for the last.
-const MIN_PART_BYTES = 5 * 1024 * 1024
-const MAX_PARTS = 10_000
-// Where a resumable upload keeps the bytes that do not yet fill a part: outside every `users/` prefix.
-const STAGING_PREFIX = 'stowage-uploads/'
 // S3's largest CopyObject; a larger object is copied in parts (UploadPartCopy) of COPY_PART_BYTES.
 const MAX_COPY_OBJECT_BYTES = 5 * 1024 ** 3
 const COPY_PART_BYTES = 1024 ** 3
@@ -75,89 +69,6 @@ const rangeHeader = ({ start, end }: ByteRange) => `bytes=${start}-${Number.isFi
 function parseContentRange (header: string | undefined) {
   const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(header ?? '')
   return match ? { range: { start: Number(match[1]), end: Number(match[2]) }, size: Number(match[3]) } : undefined
-}
-
-/**
- * The body, re-cut into parts of exactly `partBytes` (the last holds the rest, and is empty only for
- * an empty body). Parts are copied into PART_BUFFERS buffers used in turn, so memory stays flat
- * however large the body: the caller is done with a part before the one after next is taken.
- * `onCopied` sees each run of bytes as it lands in its part, and whether the part begins with it.
- */
-async function * partsOf (body: Bytes, partBytes: number, onCopied?: (bytes: Buffer, partBegins: boolean) => Promise<void>): AsyncGenerator<Buffer> {
-  const buffers: Buffer[] = []
-  let turn = 0
-  let part: Buffer | undefined
-  let filled = 0
-  for await (const chunk of body) {
-    for (let at = 0; at < chunk.length;) {
-      // A full part goes only once more bytes come, so that the last part is never empty.
-      if (part && filled === partBytes) {
-        yield part
-        turn = (turn + 1) % PART_BUFFERS
-        part = undefined
-        filled = 0
-      }
-      part ??= buffers[turn] ??= Buffer.allocUnsafe(partBytes)
-      const copied = chunk.copy(part, filled, at)
-      filled += copied
-      at += copied
-      if (onCopied) await onCopied(part.subarray(filled - copied, filled), filled === copied)
-    }
-  }
-  yield part ? part.subarray(0, filled) : Buffer.alloc(0)
-}
-
-/**
- * The body's chunks until they pass one part: the body itself when it ended before (a small upload
- * then takes no part buffer, 8 MiB each), else the chunks read and the rest, to be cut into parts.
- */
-async function firstPart (body: AsyncIterable<Buffer>, partBytes: number): Promise<{ whole: Buffer } | { rest: AsyncIterable<Buffer> }> {
-  const iterator = body[Symbol.asyncIterator]()
-  const read: Buffer[] = []
-  let size = 0
-  while (size <= partBytes) {
-    const next = await iterator.next()
-    if (next.done) return { whole: read.length === 1 ? read[0] : Buffer.concat(read, size) }
-    read.push(next.value)
-    size += next.value.length
-  }
-  return {
-    rest: (async function * () {
-      // Let go of each chunk once it is given: the part buffers hold it from then on.
-      while (read.length > 0) yield read.shift() as Buffer
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value
-    })()
-  }
-}
-
-/** A body whole in memory (the JSON form's one buffer, or a small upload), cut into parts that share
- *  its bytes: none is copied into a part buffer. */
-async function * slicesOf (whole: Buffer, partBytes: number): AsyncGenerator<Buffer> {
-  let at = 0
-  do {
-    yield whole.subarray(at, at + partBytes)
-    at += partBytes
-  } while (at < whole.length)
-}
-
-/**
- * Parts uploaded PARALLEL_PARTS at a time, the oldest awaited first: partsOf fills its buffers in
- * turn, so the buffer of the oldest part is the next one it fills. The first failure is thrown.
- */
-function partWindow () {
-  const inFlight: Array<Promise<void>> = []
-  let failure: unknown
-  return {
-    async add (upload: Promise<void>) {
-      inFlight.push(upload.catch((error) => { failure ??= error }))
-      if (inFlight.length >= PARALLEL_PARTS) await inFlight.shift()
-      if (failure) throw failure
-    },
-    async drain () {
-      await Promise.all(inFlight)
-      if (failure) throw failure
-    }
-  }
 }
 
 /**
@@ -540,151 +451,6 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     async close () {
       client.destroy()
       streamingClient.destroy()
-    }
-  }
-}
-
-interface S3StagedState {
-  uploadId: string
-  parts: Array<{ number: number, etag: string, size: number }>
-  /** Bytes received after the last part, kept in the tail object that starts where the parts end. */
-  tail: number
-  /** A tail object the previous piece replaced: deleted once this state is known to be kept. */
-  staleTail?: number
-}
-
-/** A part sent to the store as its `size` bytes arrive: `end` once they all came, else `abort`. */
-interface StreamedPart {
-  size: number
-  /** Resolves when the store can take more; does nothing once the part has failed. */
-  write (bytes: Buffer): Promise<void>
-  /** The part's ETag. */
-  end (): Promise<string>
-  abort (): void
-}
-
-interface S3StagedOperations {
-  partBytes: number
-  begin (key: string, contentType: string): Promise<string>
-  uploadPart (key: string, uploadId: string, number: number, part: Buffer): Promise<string>
-  streamPart (key: string, uploadId: string, number: number, size: number): StreamedPart
-  complete (key: string, uploadId: string, parts: CompletedPart[], size: number, options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
-  putEmpty (key: string, options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
-  abort (key: string, uploadId: string): Promise<void>
-  readTail (tailKey: string, bytes: number): Promise<Readable>
-  putTail (tailKey: string, bytes: Buffer): Promise<void>
-  deleteTail (tailKey: string): Promise<void>
-}
-
-/**
- * Resumable uploads on S3: one multipart upload on the final key, invisible until completed, whose
- * parts are recorded in the caller's state, so that no ListParts is needed (s3rver has none).
- * Pieces of any size: the bytes of a piece that do not fill a part (S3 takes at least 5 MiB but
- * for the last) wait in a tail object, read back before the next piece. A tail object is named by
- * where it starts, and always holds the upload's bytes from there: a state that a crash left behind
- * still reads the right prefix of whatever tail object carries its name.
- */
-function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
-  const tailKey = (id: string, start: number) => `${STAGING_PREFIX}${id}/${start}`
-  const stateOf = (state: Record<string, unknown>) => state as unknown as S3StagedState
-  const inParts = (parts: S3StagedState['parts']) => parts.reduce((bytes, part) => bytes + part.size, 0)
-
-  return {
-    async begin (id, key, contentType) {
-      checkStagedId(id)
-      const state: S3StagedState = { uploadId: await store.begin(key, contentType), parts: [], tail: 0 }
-      return { ...state }
-    },
-
-    async append (id, key, recorded, body, { offset, length, announced }) {
-      checkStagedId(id)
-      const state = stateOf(recorded)
-      const start = inParts(state.parts)
-      if (start + state.tail !== offset) throw new Error(`staged upload ${id}: its parts do not end at offset ${offset}`)
-      if (state.staleTail !== undefined) await store.deleteTail(tailKey(id, state.staleTail))
-      // A part cut short by a piece's end must leave room for the rest within S3's 10,000 parts.
-      const minPart = Math.max(MIN_PART_BYTES, Math.ceil(length / MAX_PARTS))
-      const tail = state.tail > 0 ? await store.readTail(tailKey(id, start), state.tail) : undefined
-      async function * source () {
-        if (tail) yield * tail
-        yield * limitBytes(untilCut(body, {}), length - offset)
-      }
-      const parts = [...state.parts]
-      const window = partWindow()
-      let partStart = start
-      // A part the piece announces enough bytes to fill goes to the store as it arrives, rather than
-      // once it is all here: the client's next piece waits for this one's answer.
-      let streamed: StreamedPart | undefined
-      let streamingFailed = false
-      const onCopied = async (bytes: Buffer, partBegins: boolean) => {
-        if (partBegins) {
-          const size = Math.min(store.partBytes, length - partStart)
-          streamed = !streamingFailed && announced !== undefined && partStart + size <= offset + announced
-            ? store.streamPart(key, state.uploadId, parts.length + 1, size)
-            : undefined
-        }
-        await streamed?.write(bytes)
-      }
-      const upload = (part: Buffer) => {
-        const entry = { number: parts.length + 1, etag: '', size: part.length }
-        parts.push(entry)
-        const whole = () => store.uploadPart(key, state.uploadId, entry.number, part)
-        const attempt = streamed
-        streamed = undefined
-        if (attempt && attempt.size !== part.length) attempt.abort()
-        // A part whose streaming failed is sent again from its buffer, which the window keeps whole,
-        // and the piece's next parts go whole.
-        const sent = attempt?.size === part.length
-          ? attempt.end().catch(async () => { streamingFailed = true; return await whole() })
-          : whole()
-        return window.add(sent.then((etag) => { entry.etag = etag }))
-      }
-      let nextTail = 0
-      try {
-        for await (const part of partsOf(source(), store.partBytes, onCopied)) {
-          const reached = partStart + part.length
-          // Only the upload's last part may be under S3's least; a short one before it waits in a tail object.
-          if (part.length >= minPart || (part.length > 0 && reached === length)) {
-            await upload(part)
-          } else if (part.length > 0) {
-            streamed?.abort()
-            streamed = undefined
-            await store.putTail(tailKey(id, partStart), part)
-            nextTail = part.length
-          }
-          partStart = reached
-        }
-        await window.drain()
-      } finally {
-        // A store that failed mid-piece leaves no part waiting for bytes that will not come.
-        streamed?.abort()
-      }
-      const reached = partStart
-      const next: S3StagedState = { uploadId: state.uploadId, parts, tail: nextTail }
-      const nextStart = reached - nextTail
-      if (state.tail > 0 && (nextTail === 0 || nextStart !== start)) next.staleTail = start
-      return { state: { ...next }, offset: reached }
-    },
-
-    async complete (id, key, recorded, options) {
-      const state = stateOf(recorded)
-      if (state.tail > 0) throw new Error(`staged upload ${id} is not complete`)
-      if (state.staleTail !== undefined) await store.deleteTail(tailKey(id, state.staleTail))
-      if (state.parts.length > 0) {
-        return store.complete(key, state.uploadId, state.parts.map(({ number, etag }) => ({ PartNumber: number, ETag: etag })), inParts(state.parts), options)
-      }
-      const empty = await store.putEmpty(key, options)
-      await store.abort(key, state.uploadId)
-      return empty
-    },
-
-    async discard (id, key, recorded) {
-      const state = stateOf(recorded)
-      await store.abort(key, state.uploadId)
-      const start = inParts(state.parts)
-      for (const at of [state.tail > 0 ? start : undefined, state.staleTail]) {
-        if (at !== undefined) await store.deleteTail(tailKey(id, at))
-      }
     }
   }
 }
