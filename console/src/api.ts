@@ -1,25 +1,24 @@
-// The service's API, from the page: every call carries the session's token, and every refusal
-// becomes a message that says what a person can do about it.
+// The service's API, from the page: a client typed by the service's own OpenAPI document
+// (api-schema.ts), every call through one fetch that carries the session's token, renews it once
+// after a 401, and turns a refusal into a message that says what a person can do about it. Only
+// byte bodies (a file read, a zip, tus uploads) are requests of their own, through the same fetch.
 
-import { postJson, refusal, serviceUrl } from './requests.js'
+import createClient from 'openapi-fetch'
+import type { components, paths } from './api-schema.js'
+import { refusal, serviceUrl } from './requests.js'
 import type { Tokens } from './tokens.js'
 
-export interface TrashItem { id: string, key: string, size: number, deletedAt: string, expiresAt: string }
-export interface KeySummary { id: string, name: string, start: string, createdAt: string, lastUsedAt: string | null }
-
-export interface Listing {
-  files: Array<{ key: string, size: number, lastModified: string, etag: string }>
-  folders?: string[]
-  isTruncated: boolean
-  continuationToken?: string
-}
+type Schemas = components['schemas']
+export type TrashItem = Schemas['StowageTrashItem']
+export type KeySummary = Schemas['StowageKeySummary']
+export type Listing = Schemas['StowageFileList']
 
 export function createApi (tokens: Tokens) {
-  async function answer (path: string, init: RequestInit = {}): Promise<Response> {
+  async function sessionFetch (request: Request): Promise<Response> {
     const send = (bearer: string | undefined) => {
-      const headers = new Headers(init.headers)
-      if (bearer) headers.set('authorization', `Bearer ${bearer}`)
-      return fetch(serviceUrl(path), { ...init, headers })
+      const attempt = request.clone()
+      if (bearer) attempt.headers.set('authorization', `Bearer ${bearer}`)
+      return fetch(attempt)
     }
     let response = await send(await tokens.current())
     if (response.status === 401) {
@@ -29,23 +28,23 @@ export function createApi (tokens: Tokens) {
     if (!response.ok) throw refusal(response.status, await response.text().catch(() => ''), response.statusText)
     return response
   }
-  const call = async <T>(path: string, init?: RequestInit): Promise<T> => {
-    const answered = await answer(path, init)
-    return (answered.status === 204 ? undefined : await answered.json()) as T
-  }
+  const client = createClient<paths>({ baseUrl: serviceUrl('').href.replace(/\/$/, ''), fetch: sessionFetch })
+  /** What an answer that sessionFetch let through holds: it threw for every refusal. */
+  const dataOf = async <T>(call: Promise<{ data?: T }>) => (await call).data as T
+  const bytes = (path: string, init?: RequestInit) => sessionFetch(new Request(serviceUrl(path), init))
   const filePath = (path: string) => path.split('/').map(encodeURIComponent).join('/')
-  function list (prefix: string, continuationToken?: string, oneLevel = true) {
-    const query = new URLSearchParams({ prefix, ...(oneLevel ? { delimiter: '/' } : {}) })
-    if (continuationToken) query.set('continuationToken', continuationToken)
-    return call<Listing>(`api/files?${query}`)
-  }
-  const remove = async (path: string) => (await answer(`api/raw/${filePath(path)}`, { method: 'DELETE' })).headers.get('stowage-trash-id') ?? undefined
-  async function transfer (route: string, from: string, to: string) {
-    while ((await call<{ isTruncated?: boolean }>(route, postJson({ from, to }))).isTruncated);
+  const list = (prefix: string, continuationToken?: string, oneLevel = true) =>
+    dataOf(client.GET('/api/files', { params: { query: { prefix, continuationToken, ...(oneLevel ? { delimiter: '/' as const } : {}) } } }))
+  const remove = async (path: string) => (await bytes(`api/raw/${filePath(path)}`, { method: 'DELETE' })).headers.get('stowage-trash-id') ?? undefined
+  async function transfer (route: '/api/moves' | '/api/copies', from: string, to: string) {
+    for (;;) {
+      const done = await dataOf(client.POST(route, { body: { from, to } }))
+      if (!('isTruncated' in done) || !done.isTruncated) return
+    }
   }
 
   return {
-    usage: () => call<{ usedBytes: number, quotaBytes: number | null }>('api/usage'),
+    usage: () => dataOf(client.GET('/api/usage')),
     list,
     /** To the trash: answers the trash item's id, for Undo. */
     remove,
@@ -63,26 +62,24 @@ export function createApi (tokens: Tokens) {
       }
     },
     /** A file, with the session's token: the whole of it, or its first `firstBytes`. */
-    read: (path: string, firstBytes?: number) => answer(`api/raw/${filePath(path)}`, firstBytes ? { headers: { range: `bytes=0-${firstBytes - 1}` } } : {}),
+    read: (path: string, firstBytes?: number) => bytes(`api/raw/${filePath(path)}`, firstBytes ? { headers: { range: `bytes=0-${firstBytes - 1}` } } : {}),
     /** A folder as one zip, kept in the page until it is saved. */
-    archive: async (prefix: string) => (await answer(`api/archive?${new URLSearchParams({ prefix })}`)).blob(),
-    restore: (trashId: string) => call(`api/trash/${encodeURIComponent(trashId)}/restore`, postJson({})),
-    trash: (continuationToken?: string) =>
-      call<{ items: TrashItem[], isTruncated: boolean, continuationToken?: string }>(`api/trash${continuationToken ? `?${new URLSearchParams({ continuationToken })}` : ''}`),
-    purge: (trashId: string) => call(`api/trash/${encodeURIComponent(trashId)}`, { method: 'DELETE' }),
-    emptyTrash: () => call('api/trash', { method: 'DELETE' }),
+    archive: async (prefix: string) => (await bytes(`api/archive?${new URLSearchParams({ prefix })}`)).blob(),
+    restore: (trashId: string) => dataOf(client.POST('/api/trash/{id}/restore', { params: { path: { id: trashId } }, body: {} })),
+    trash: (continuationToken?: string) => dataOf(client.GET('/api/trash', { params: { query: { continuationToken } } })),
+    purge: (trashId: string) => dataOf(client.DELETE('/api/trash/{id}', { params: { path: { id: trashId } } })),
+    emptyTrash: () => dataOf(client.DELETE('/api/trash')),
     /** A file or, `from` ending in `/`, a folder, moved: a folder's move is sent again until it is done. */
-    move: (from: string, to: string) => transfer('api/moves', from, to),
+    move: (from: string, to: string) => transfer('/api/moves', from, to),
     /** A file or a folder copied, as moved. */
-    copy: (from: string, to: string) => transfer('api/copies', from, to),
-    keys: () => call<{ keys: KeySummary[] }>('api/keys'),
-    createKey: (name: string) => call<KeySummary & { key: string }>('api/keys', postJson({ name })),
-    revokeKey: (id: string) => call(`api/keys/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    copy: (from: string, to: string) => transfer('/api/copies', from, to),
+    keys: () => dataOf(client.GET('/api/keys')),
+    createKey: (name: string) => dataOf(client.POST('/api/keys', { body: { name } })),
+    revokeKey: (id: string) => dataOf(client.DELETE('/api/keys/{id}', { params: { path: { id } } })),
     /** A signed link: a URL that downloads the file, or takes one upload of it, with no token. */
-    link: (path: string, method: 'download' | 'upload', expiresIn: number) =>
-      call<{ url: string, expiresAt: string }>('api/links', postJson({ path, method, expiresIn })),
+    link: (path: string, method: 'download' | 'upload', expiresIn: number) => dataOf(client.POST('/api/links', { body: { path, method, expiresIn } })),
     /** Forgets the identity provider's refresh token there too. */
-    logout: (refreshToken: string) => call('api/auth/logout', postJson({ refreshToken })),
+    logout: (refreshToken: string) => dataOf(client.POST('/api/auth/logout', { body: { refreshToken } })),
     /** What tus uploads need: the endpoint, and each request signed with the token of its moment. */
     uploads: {
       endpoint: serviceUrl('api/uploads').href,
