@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useRef } from 'preact/hooks'
 import type { Api } from './api.js'
 import { Breadcrumbs } from './breadcrumbs.js'
 import type { Route } from './route.js'
@@ -9,7 +9,8 @@ import { AskName } from './ask-name.js'
 import { Share } from './share.js'
 import { Preview } from './preview.js'
 import { FileTable, type RowAction } from './file-table.js'
-import { bytes, freeName, rowsOf, type Row, type SortOrder } from './listing.js'
+import { bytes, freeName, rowsOf, type Row } from './listing.js'
+import { useFolderStore } from './folder-store.js'
 import { chosenFiles, droppedFiles, type Picked } from './drop.js'
 
 interface FilesProps {
@@ -26,33 +27,25 @@ function save (url: string, name: string) {
 
 /** One folder: breadcrumbs, then its files and folders a page at a time. */
 export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
-  const [rows, setRows] = useState<Row[]>([])
-  const [next, setNext] = useState<string>()
-  const [loading, setLoading] = useState(true)
+  const [{ rows, next, loading, usage, selected, undo, sort, asking, taken, dragging }, dispatch] = useFolderStore()
   const { error, attempt } = useAction(onUnauthorized)
-  const [undo, setUndo] = useState<{ what: string, trashIds: string[] }>()
-  const [sort, setSort] = useState<SortOrder>({ key: 'name', descending: false })
-  const [selected, setSelected] = useState(new Set<string>())
-  const [usage, setUsage] = useState<{ usedBytes: number, quotaBytes: number | null }>()
-  // What a dialog is asking for: a new folder's name, where a file or folder goes, or a preview.
-  const [asking, setAsking] = useState<{ kind: 'folder' } | { kind: 'rename' | 'move' | 'copy' | 'share' | 'preview', row: Row }>()
-  const [taken, setTaken] = useState<{ name: string, choose: (choice: Choice) => void }>()
-  const [dragging, setDragging] = useState(false)
   const chooser = useRef<HTMLInputElement>(null)
   const folderChooser = useRef<HTMLInputElement>(null)
   const uploads = useUploads(api, () => { void load() })
 
   const load = (continuationToken?: string) => attempt(async () => {
-    setLoading(true)
+    dispatch({ type: 'loading', loading: true })
     try {
-      const [listing] = await Promise.all([api.list(prefix, continuationToken), continuationToken ? undefined : api.usage().then(setUsage)])
-      setRows((shown) => [...(continuationToken ? shown : []), ...rowsOf(prefix, listing)])
-      setNext(listing.isTruncated ? listing.continuationToken : undefined)
+      const [listing] = await Promise.all([
+        api.list(prefix, continuationToken),
+        continuationToken ? undefined : api.usage().then((usage) => dispatch({ type: 'usage', usage }))
+      ])
+      dispatch({ type: 'listed', rows: rowsOf(prefix, listing), next: listing.isTruncated ? listing.continuationToken : undefined, appended: continuationToken !== undefined })
     } finally {
-      setLoading(false)
+      dispatch({ type: 'loading', loading: false })
     }
   })
-  useEffect(() => { setRows([]); setSelected(new Set()); void load() }, [prefix])
+  useEffect(() => { dispatch({ type: 'opened' }); void load() }, [prefix])
 
   const keyOf = (row: Row) => prefix + row.name + (row.folder ? '/' : '')
   const rowOf = (key: string) => rows.find((row) => keyOf(row) === key)
@@ -68,14 +61,13 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       if (row.folder) trashIds.push(...await api.removeFolder(row.prefix))
       else trashIds.push(...[await api.remove(keyOf(row))].filter((id): id is string => id !== undefined))
     }
-    setSelected(new Set())
-    setUndo(trashIds.length ? { what: doomed.length === 1 ? `${doomed[0].name} is` : `${doomed.length} items are`, trashIds } : undefined)
+    dispatch({ type: 'removed', undo: trashIds.length ? { what: doomed.length === 1 ? `${doomed[0].name} is` : `${doomed.length} items are`, trashIds } : undefined })
     await load()
   })
   const restore = () => attempt(async () => {
     if (!undo) return
     for (const trashId of undo.trashIds) await api.restore(trashId)
-    setUndo(undefined)
+    dispatch({ type: 'undone' })
     await load()
   })
 
@@ -92,8 +84,8 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     for (const [top, members] of byTop) {
       const folder = members[0].path.includes('/')
       const existing = rows.find((row) => row.name === top && row.folder === folder)
-      const choice = existing ? await new Promise<Choice>((choose) => setTaken({ name: top, choose })) : 'keep'
-      setTaken(undefined)
+      const choice = existing ? await new Promise<Choice>((choose) => dispatch({ type: 'taken', taken: { name: top, choose } })) : 'keep'
+      dispatch({ type: 'taken' })
       if (choice === 'skip') continue
       if (choice === 'replace' && existing) {
         outgoing.push(...members.map(({ file, path }) => ({ file, path: prefix + path, ...(existing.folder ? {} : { ifMatch: existing.etag }) })))
@@ -113,18 +105,18 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   }
   const drop = (event: DragEvent) => {
     event.preventDefault()
-    setDragging(false)
+    dispatch({ type: 'dragging', dragging: false })
     if (event.dataTransfer) void droppedFiles(event.dataTransfer).then(send)
   }
 
   const act = (action: RowAction, row: Row) => {
     if (action === 'download') return download(row)
     if (action === 'delete') return remove([row])
-    setAsking({ kind: action, row })
+    dispatch({ type: 'asking', question: { kind: action, row } })
   }
   async function answer (name: string | undefined) {
     const question = asking
-    setAsking(undefined)
+    dispatch({ type: 'asking' })
     if (!name || !question) return
     // An object store has no empty folders: a new one is opened, and is kept once a file is in it.
     if (question.kind === 'folder') return navigate({ view: 'files', prefix: `${prefix}${name.replace(/\/+$/, '')}/` })
@@ -142,14 +134,14 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
 
   return (
     <section aria-labelledby="folder-title" class={dragging ? 'dropping' : undefined}
-      onDragOver={(event) => { event.preventDefault(); setDragging(true) }} onDragLeave={() => setDragging(false)} onDrop={drop}>
+      onDragOver={(event) => { event.preventDefault(); dispatch({ type: 'dragging', dragging: true }) }} onDragLeave={() => dispatch({ type: 'dragging', dragging: false })} onDrop={drop}>
       <Breadcrumbs prefix={prefix} navigate={navigate} />
       <h1 id="folder-title">{folderName ?? 'My files'}</h1>
       {usage && <p class="usage">{bytes(usage.usedBytes)} used{usage.quotaBytes === null ? '' : ` of ${bytes(usage.quotaBytes)}`}</p>}
       <div class="toolbar">
         <button type="button" onClick={() => chooser.current?.click()}>Upload</button>
         <button type="button" onClick={() => folderChooser.current?.click()}>Upload folder</button>
-        <button type="button" onClick={() => setAsking({ kind: 'folder' })}>New folder</button>
+        <button type="button" onClick={() => dispatch({ type: 'asking', question: { kind: 'folder' } })}>New folder</button>
         {selected.size > 0 && <button type="button" onClick={() => remove([...selected].map(rowOf).filter((row): row is Row => row !== undefined))}>Delete</button>}
         <input ref={chooser} type="file" multiple hidden onChange={chosen} />
         <input ref={folderChooser} type="file" {...{ webkitdirectory: '' }} hidden onChange={chosen} />
@@ -158,8 +150,8 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       <Transfers uploads={uploads} />
       {taken && <NameTaken name={taken.name} onChoice={taken.choose} />}
       {asking?.kind === 'folder' && <AskName title="New folder" label="Folder name" initial="" action="Create" onAnswer={answer} />}
-      {ask?.kind === 'share' && <Share api={api} path={keyOf(ask.row)} onClose={() => setAsking(undefined)} onUnauthorized={onUnauthorized} />}
-      {ask?.kind === 'preview' && !ask.row.folder && <Preview api={api} path={keyOf(ask.row)} size={ask.row.size} onClose={() => setAsking(undefined)} onUnauthorized={onUnauthorized} />}
+      {ask?.kind === 'share' && <Share api={api} path={keyOf(ask.row)} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized} />}
+      {ask?.kind === 'preview' && !ask.row.folder && <Preview api={api} path={keyOf(ask.row)} size={ask.row.size} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized} />}
       {ask?.kind === 'rename' && <AskName title={`Rename ${ask.row.name}`} label="New name" initial={ask.row.name} action="Rename" onAnswer={answer} />}
       {(ask?.kind === 'move' || ask?.kind === 'copy') && (
         <AskName title={`${ask.kind === 'move' ? 'Move' : 'Copy'} ${ask.row.name}`} label={`${ask.kind === 'move' ? 'Move' : 'Copy'} to (a path from My files)`}
@@ -167,12 +159,8 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       )}
       {error && <p role="alert" class="error">{error}</p>}
       {undo && <p role="status">{undo.what} in the trash. <button type="button" onClick={restore}>Undo</button></p>}
-      <FileTable titleId="folder-title" rows={rows} sort={sort} onSort={setSort} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
-        onSelect={(keys, ticked) => setSelected((was) => {
-          const now = new Set(was)
-          for (const key of keys) ticked ? now.add(key) : now.delete(key)
-          return now
-        })} />
+      <FileTable titleId="folder-title" rows={rows} sort={sort} onSort={(sort) => dispatch({ type: 'sorted', sort })} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
+        onSelect={(keys, ticked) => dispatch({ type: 'ticked', keys, ticked })} />
       {!loading && rows.length === 0 && !error && <p>This folder is empty.</p>}
       {next && <button type="button" disabled={loading} onClick={() => load(next)}>Show more</button>}
     </section>
