@@ -65,7 +65,7 @@ export const ConfigSchema = Type.Object({
   TRASH_RETENTION_DAYS: Type.Number({ minimum: 0, maximum: 3650, default: DEFAULT_TRASH_RETENTION_DAYS, description: 'days from 0 (deletes are at once) to 3650; fractions allowed' }),
   LINK_MAX_SECONDS: Type.Integer({ minimum: 60, maximum: DEFAULT_LINK_MAX_SECONDS, default: DEFAULT_LINK_MAX_SECONDS, description: `seconds from 60 to ${DEFAULT_LINK_MAX_SECONDS} (7 days, S3's longest)` }),
   LINK_SECRET: Optional(Type.String({ minLength: 32, description: 'at least 32 characters, the same on every instance' })),
-  LINKS_VIA: Type.Union([Type.Literal('store'), Type.Literal('stowage')], { default: 'store', description: 'store (S3 presigned URLs) or stowage (links served by Stowage)' }),
+  LINKS_VIA: Type.Union([Type.Literal('store'), Type.Literal('stowage')], { default: 'store', description: 'store (S3 presigned URLs for downloads) or stowage (links served by Stowage)' }),
   CREDENTIALS_TTL_SECONDS: Type.Integer({ minimum: 900, maximum: 43200, default: 3600, description: 'an integer from 900 to 43200' }),
   UPSTREAM_TIMEOUT_MS: Millis(5000, 'longest wait for the identity provider or STS'),
   API_KEY_PREFIX: Type.String({ pattern: '^[a-z][a-z0-9]{0,15}$', default: DEFAULT_KEY_PREFIX, description: 'a lower-case letter, then up to 15 lower-case letters or digits' }),
