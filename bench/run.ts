@@ -155,11 +155,11 @@ async function main () {
   const s3 = await startS3Server()
   const dataDir = await mkdtemp(join(tmpdir(), 'stowage-bench-'))
   try {
-    const port = 3900 + Math.floor(Math.random() * 90)
-    const server = startNode(join(here, '..', 'server.js'), {
-      PORT: String(port),
+    /** The service's environment, in one place: the bench's database, store and identity provider. */
+    const serviceEnv = (driver: string, more: Record<string, string> = {}): Record<string, string> => ({
       DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
-      STORAGE_DRIVER: 's3',
+      STORAGE_DRIVER: driver,
+      STORAGE_DIR: join(dataDir, 'objects'),
       S3_BUCKET: s3.bucket,
       S3_ENDPOINT: s3.endpoint,
       S3_FORCE_PATH_STYLE: 'true',
@@ -167,34 +167,29 @@ async function main () {
       JWT_AUDIENCE: TEST_AUDIENCE,
       // The load generator sends every request, failing ones included, from one address.
       AUTH_FAILURES_PER_ADDRESS: '1000000000',
-      LOG_LEVEL: 'warn'
+      // The measures delete what they made: straight away, not into a trash of gigabytes.
+      TRASH_RETENTION_DAYS: '0',
+      LOG_LEVEL: 'warn',
+      ...more
     })
+    /** The service (`script`: the bench's build, or dist/) on `servicePort`, once it answers /health. */
+    const startService = async (servicePort: number, env: Record<string, string>, script = join(here, '..', 'server.js')) => {
+      const child = startNode(script, { ...env, PORT: String(servicePort) })
+      await waitUntilHealthy(`http://127.0.0.1:${servicePort}`)
+      return child
+    }
+    const port = 3900 + Math.floor(Math.random() * 90)
+    const server = await startService(port, serviceEnv('s3'))
     const base = `http://127.0.0.1:${port}`
-    await waitUntilHealthy(base)
 
     const jwt = { authorization: `Bearer ${idp.token({ sub: 'bench-user' }, { expiresIn: 3600 })}` }
     console.log(`Stowage benchmark: ${CONNECTIONS} connections, ${SECONDS} s each, node ${process.version}\n`)
 
-    const fsDir = join(dataDir, 'objects')
-    const streamingEnv = (driver: string) => ({
-      DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
-      STORAGE_DRIVER: driver,
-      STORAGE_DIR: fsDir,
-      S3_BUCKET: s3.bucket,
-      S3_ENDPOINT: s3.endpoint,
-      S3_FORCE_PATH_STYLE: 'true',
-      JWT_ISSUER: idp.issuer,
-      JWT_AUDIENCE: TEST_AUDIENCE,
-      // The measures delete what they made: straight away, not into a trash of gigabytes.
-      TRASH_RETENTION_DAYS: '0',
-      LOG_LEVEL: 'warn'
-    })
     let nextPort = port + 100
     /** A service of its own for each measure: a fresh process, so each growth starts from the same idle state. */
     const freshService = async (driver: string, env: Record<string, string> = {}): Promise<StreamingTarget & { child: ChildProcess }> => {
       const servicePort = nextPort++
-      const child = startNode(join(here, '..', 'server.js'), { ...streamingEnv(driver), PORT: String(servicePort), ...env })
-      await waitUntilHealthy(`http://127.0.0.1:${servicePort}`)
+      const child = await startService(servicePort, serviceEnv(driver, env))
       // What the service logs at warn and above is shown (its stdout is the log).
       createInterface({ input: child.stdout! }).on('line', (line) => { if (/"level":[4-6]\d/.test(line)) console.error(line) })
       // The upload and download code paths loaded, as in a service that has served before.
@@ -230,7 +225,7 @@ async function main () {
           check('s3: raw GET / bare node relay', stowage / bare, 'reported')
           check('s3: bare node relay / GetObject from the store', bare / store, 'reported', 'what one more process costs here')
         } else {
-          const file = await reference('file-server.js', { OBJECT_FILE: join(fsDir, 'users.d', 'bench-user.d', 'files.d', 'bench.d', '256m.bin.o') })
+          const file = await reference('file-server.js', { OBJECT_FILE: join(serviceEnv('fs').STORAGE_DIR, 'users.d', 'bench-user.d', 'files.d', 'bench.d', '256m.bin.o') })
           const [stowage, direct] = await compareThroughput([stowageUrl, { url: file }], 5)
           console.log(`fs: raw GET of 256 MiB ${stowage.toFixed(0)} MB/s; a bare node server streaming the file ${direct.toFixed(0)} MB/s`)
           check('fs: raw GET / the file streamed by a bare node server', stowage / direct, atLeast(0.8))
@@ -321,7 +316,7 @@ async function main () {
         return
       }
       // The same service on SQLite (failure limits in the process) and on PostgreSQL (shared), in turn.
-      for (const [database, url] of [['SQLite', streamingEnv('fs').DATABASE_URL], ['PostgreSQL', postgres]]) {
+      for (const [database, url] of [['SQLite', serviceEnv('fs').DATABASE_URL], ['PostgreSQL', postgres]]) {
         const service = await freshService('fs', { DATABASE_URL: url, AUTH_FAILURES_PER_ADDRESS: '1000000000' })
         const attackBase = `http://127.0.0.1:${service.port}`
         try {
@@ -422,10 +417,9 @@ async function main () {
       const built = join(here, '..', '..', 'dist', 'server.js')
       if (!existsSync(built)) throw new Error('the console bench serves dist/: run npm run build first')
       const servicePort = nextPort++
-      const child = startNode(built, { ...streamingEnv('fs'), PORT: String(servicePort) })
+      const child = await startService(servicePort, serviceEnv('fs'), built)
       const service = `http://127.0.0.1:${servicePort}`
       try {
-        await waitUntilHealthy(service)
         const created = await fetch(`${service}/api/keys`, { method: 'POST', headers: { ...jwt, 'content-type': 'application/json' }, body: '{}' })
         const key = ((await created.json()) as { key: string }).key
         await fillFolder(service, jwt, 'console/many/', 10_000)
@@ -459,20 +453,7 @@ async function main () {
     check('API-key credentials / health', keyCredentials / health, atLeast(0.8))
 
     /** The same service on the same database and store, with `env` added, on `variantPort`. */
-    const startVariant = async (variantPort: number, env: Record<string, string>) => {
-      startNode(join(here, '..', 'server.js'), {
-        PORT: String(variantPort),
-        DATABASE_URL: `sqlite:${join(dataDir, 'stowage.db')}`,
-        STORAGE_DRIVER: 's3',
-        S3_BUCKET: s3.bucket,
-        S3_ENDPOINT: s3.endpoint,
-        S3_FORCE_PATH_STYLE: 'true',
-        AUTH_FAILURES_PER_ADDRESS: '1000000000',
-        LOG_LEVEL: 'warn',
-        ...env
-      })
-      await waitUntilHealthy(`http://127.0.0.1:${variantPort}`)
-    }
+    const startVariant = (variantPort: number, env: Record<string, string>) => startService(variantPort, serviceEnv('s3', env))
     const metricsPort = port + 200
     await startVariant(metricsPort, { METRICS_PORT: String(metricsPort + 1) })
     // And with tracing on, every request sampled, exporting to a collector that takes everything.
