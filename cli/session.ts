@@ -100,7 +100,7 @@ export function createSession (env: Record<string, string | undefined>, initial:
 
   return {
     async accessToken (): Promise<string> {
-      if (expiresSoon(current)) await renew(current, (stored) => expiresSoon(stored))
+      if (expiresSoon(current)) await renew(current, expiresSoon)
       return current.accessToken
     },
     /** After a 401: the token may have been revoked early; one refresh, then the request again. */

@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin'
 import { MemoryLocker } from '@tus/server'
-import type { Lock, Locker } from '@tus/utils'
-import { ERRORS } from '@tus/utils'
+import { ERRORS, type Lock, type Locker } from '@tus/utils'
 import { isPostgres } from '../db/dialect.js'
 import { createUploadLeases, createUploadRepository, type UploadLease } from '../db/uploads.js'
 import { isStowageError } from '../errors.js'
