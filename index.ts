@@ -34,11 +34,12 @@ export type { Database, Organization, ApiKeyRow } from './db/types.js'
 export { createFileService, type FileService } from './storage/files.js'
 export { createFsStore } from './storage/fs-store.js'
 export type {
-  ObjectStore, ObjectInfo, ObjectMeta, ObjectRead, Bytes, ByteRange, RangeRequest, Preconditions, Exclusive, WriteOptions, DeleteOptions,
+  ObjectStore, ObjectInfo, ObjectMeta, ObjectRead, Bytes, ByteRange, RangeRequest, Preconditions, StagedObject, StageOptions, StagedWrites,
   ListPage, ListOptions
 } from './storage/object-store.js'
-export { asDependency, checkPreconditions, limitBytes, resolveRange, directly } from './storage/object-store.js'
-export { createKeyLocks } from './db/key-locks.js'
+export { asDependency, limitBytes, resolveRange } from './storage/object-store.js'
+export { createPublisher, directly, type Exclusive, type Publisher, type PublisherOptions } from './storage/publisher.js'
+export { createKeyLocks, type KeyLocks } from './db/key-locks.js'
 export type { S3StoreOptions } from './storage/s3-store.js'
 export { createJwks } from './identity/jwks.js'
 export { createJwtVerifier, type JwtVerifier } from './identity/jwt.js'

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { createFsStore } from '../storage/fs-store.js'
+import { createPublisher } from '../storage/publisher.js'
 
 const FOLDERS = 100
 const FILES_PER_FOLDER = 100
@@ -15,12 +16,13 @@ export async function measureFsListing () {
   try {
     const store = createFsStore(dir)
     await store.open!()
+    const publisher = createPublisher({ store })
     const prefix = 'users/bench/files/'
     const body = Buffer.from('x')
     for (let folder = 0; folder < FOLDERS; folder++) {
       const name = String(folder).padStart(3, '0')
       await Promise.all(Array.from({ length: FILES_PER_FOLDER }, (_, file) =>
-        store.write(`${prefix}${name}/${String(file).padStart(3, '0')}.md`, [body], { contentType: 'text/markdown', maxBytes: 1 })))
+        publisher.write(`${prefix}${name}/${String(file).padStart(3, '0')}.md`, [body], { contentType: 'text/markdown', maxBytes: 1 })))
     }
     const lastPageStart = `${prefix}${String(FOLDERS - 1).padStart(3, '0')}/${String(FILES_PER_FOLDER - 1 - 100).padStart(3, '0')}.md`
     const mean = async (startAfter?: string) => {
@@ -42,9 +44,10 @@ async function oneLevelPage (below: number) {
   try {
     const store = createFsStore(dir)
     await store.open!()
+    const publisher = createPublisher({ store })
     const prefix = 'users/bench/files/top/'
     const body = [Buffer.from('x')]
-    const write = (key: string) => store.write(prefix + key, body, { contentType: 'text/plain', maxBytes: 1 })
+    const write = (key: string) => publisher.write(prefix + key, body, { contentType: 'text/plain', maxBytes: 1 })
     const keys = [
       ...Array.from({ length: 100 }, (_, i) => `${String(i).padStart(3, '0')}.txt`),
       ...Array.from({ length: below }, (_, i) => `deep/${Math.floor(i / 1000)}/${i}.txt`)

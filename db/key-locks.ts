@@ -1,12 +1,14 @@
 import { sql, type Kysely } from 'kysely'
 import { isPostgres } from './dialect.js'
-import { compareKeys, type Exclusive } from '../storage/object-store.js'
+import { compareKeys } from '../storage/object-store.js'
+import type { Exclusive } from '../storage/publisher.js'
 
 /** What a turn of shared publishers does once: `opening` before the first of them publishes and
- *  `closing` after the last, both under the lock; `closed` once the lock is let go. */
-export interface SharedTurn {
+ *  `closing` after the last (told what they published, and how many tried), both under the lock;
+ *  `closed` once the lock is let go. */
+export interface SharedTurn<T> {
   opening (): Promise<void>
-  closing (): Promise<void>
+  closing (published: T[], members: number): Promise<void>
   closed (): Promise<void>
 }
 
@@ -17,22 +19,22 @@ export type KeyLocks = Exclusive & {
    * key. It joins the turn that is waiting or running when no exclusive holder has queued behind
    * it since, else begins one, whose hooks are `turn`'s. Answers once the turn has closed.
    */
-  shared <T>(key: string, publish: () => Promise<T>, turn: SharedTurn): Promise<T>
+  shared <T>(key: string, publish: () => Promise<T>, turn: SharedTurn<T>): Promise<T>
 }
 
 // A turn takes at most this many publishers, so that a steady stream of them still lets it end.
 const TURN_MEMBERS = 16
 
-interface OpenTurn {
+interface OpenTurn<T> {
   locks: KeyLocks
-  join <T>(publish: () => Promise<T>): Promise<T> | undefined
+  join (publish: () => Promise<T>): Promise<T> | undefined
 }
 
 // Holders of a key in this process queue here (process-wide, so that two apps in one process share
 // it), so that at most one turn holds a database connection while the others wait.
-const queues = new Map<string, { tail: Promise<unknown>, open?: OpenTurn }>()
+const queues = new Map<string, { tail: Promise<unknown>, open?: OpenTurn<any> }>()
 
-function inProcess<T> (key: string, work: () => Promise<T>, open?: OpenTurn): Promise<T> {
+function inProcess<T> (key: string, work: () => Promise<T>, open?: OpenTurn<unknown>): Promise<T> {
   const queue = queues.get(key) ?? { tail: Promise.resolve() }
   const result = queue.tail.then(work, work)
   const tail = result.catch(() => {})
@@ -45,7 +47,7 @@ function inProcess<T> (key: string, work: () => Promise<T>, open?: OpenTurn): Pr
  * One turn of shared holders, queued with `hold` (which takes the key's lock): its members publish
  * together once `opening` is done, and are answered once `closed` is.
  */
-function beginTurn (locks: KeyLocks, hooks: SharedTurn, hold: (turn: OpenTurn, work: () => Promise<void>) => Promise<void>): OpenTurn {
+function beginTurn<T> (locks: KeyLocks, hooks: SharedTurn<T>, hold: (turn: OpenTurn<T>, work: () => Promise<void>) => Promise<void>): OpenTurn<T> {
   let begin!: () => void
   let refuse!: (error: unknown) => void
   const begun = new Promise<void>((resolve, reject) => { begin = resolve; refuse = reject })
@@ -54,15 +56,19 @@ function beginTurn (locks: KeyLocks, hooks: SharedTurn, hold: (turn: OpenTurn, w
   const published = new Promise<void>((resolve) => { allPublished = resolve })
   let members = 0
   let publishing = 0
+  const values: T[] = []
   let accepting = true
 
-  const turn: OpenTurn = {
+  const turn: OpenTurn<T> = {
     locks,
-    join<T> (publish: () => Promise<T>) {
+    join (publish: () => Promise<T>) {
       if (!accepting) return undefined
       if (++members === TURN_MEMBERS) accepting = false
       publishing++
-      const value = begun.then(publish).finally(() => {
+      const value = begun.then(publish).then((stored) => {
+        values.push(stored)
+        return stored
+      }).finally(() => {
         if (--publishing > 0) return
         accepting = false
         allPublished()
@@ -76,7 +82,7 @@ function beginTurn (locks: KeyLocks, hooks: SharedTurn, hold: (turn: OpenTurn, w
     await hooks.opening()
     begin()
     await published
-    await hooks.closing()
+    await hooks.closing(values, members)
   }).catch(async (error) => {
     accepting = false
     refuse(error)
@@ -112,8 +118,8 @@ export function createKeyLocks (db: Kysely<any>): KeyLocks {
   }
 
   const locks: KeyLocks = Object.assign(exclusive, {
-    shared<T> (key: string, publish: () => Promise<T>, hooks: SharedTurn): Promise<T> {
-      const open = queues.get(key)?.open
+    shared<T> (key: string, publish: () => Promise<T>, hooks: SharedTurn<T>): Promise<T> {
+      const open = queues.get(key)?.open as OpenTurn<T> | undefined
       const joined = open?.locks === locks ? open.join(publish) : undefined
       if (joined) return joined
       const turn = beginTurn(locks, hooks, (turn, work) => inProcess(key, () => locked([key], work), turn))

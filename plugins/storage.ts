@@ -26,7 +26,7 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   const retentionMs = Math.round(trashRetentionDays * 86_400_000)
   const quotas = createQuotas(createUsageRepository(db, options.quotaBytes ?? null))
   const files = createFileService({
-    store, bucket, region, root, maxFileBytes, maxUploadBytes, exclusive: createKeyLocks(db), trash: { repository: createTrashRepository(db), retentionMs }, quotas
+    store, bucket, region, root, maxFileBytes, maxUploadBytes, locks: createKeyLocks(db), trash: { repository: createTrashRepository(db), retentionMs }, quotas
   })
   decorateStowage(app, 'stowageFiles', files)
   decorateStowage(app, 'stowageQuotas', quotas)

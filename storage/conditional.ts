@@ -1,7 +1,7 @@
 // HTTP's conditional and range requests (RFC 9110 §13 and §14), read from headers into what the
-// file service and the stores take.
-import { BadRequestError } from '../errors.js'
-import { matchesAny, type ObjectInfo, type Preconditions, type RangeRequest } from './object-store.js'
+// file service and the stores take, and the rules that decide them.
+import { BadRequestError, PreconditionFailedError } from '../errors.js'
+import type { ObjectInfo, Preconditions, RangeRequest } from './object-store.js'
 
 const ETAG_LIST = /^\s*(?:\*|(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"(?:\s*,\s*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*")*)\s*$/
 const ETAG = /(?:W\/)?"[^"]*"|\*/g
@@ -68,3 +68,25 @@ export function rangeStillApplies (ifRange: string | undefined, current: ObjectI
   const date = parseDate(value)
   return date !== undefined && seconds(date) === seconds(current.lastModified)
 }
+
+const opaque = (etag: string) => etag.replace(/^W\//, '')
+
+/** If-None-Match compares weakly (RFC 9110 §13.1.2): `W/"x"` matches `"x"`. */
+export function matchesAny (etags: string[], current: Pick<ObjectInfo, 'etag'> | undefined): boolean {
+  if (!current) return false
+  return etags.some((etag) => etag === '*' || opaque(etag) === current.etag)
+}
+
+/** Throws PreconditionFailedError unless `current` (undefined: no object) satisfies them. */
+export function checkPreconditions (current: Pick<ObjectInfo, 'etag'> | undefined, { ifMatch, ifNoneMatch }: Preconditions = {}) {
+  // If-Match compares strongly: a weak ETag never matches.
+  if (ifMatch && !(current && ifMatch.some((etag) => etag === '*' || etag === current.etag))) {
+    throw new PreconditionFailedError(current ? 'the file has changed (If-Match)' : 'the file does not exist (If-Match)')
+  }
+  if (ifNoneMatch && matchesAny(ifNoneMatch, current)) {
+    throw new PreconditionFailedError('the file already exists (If-None-Match)')
+  }
+}
+
+export const hasPreconditions = (preconditions: Preconditions = {}) =>
+  preconditions.ifMatch !== undefined || preconditions.ifNoneMatch !== undefined

@@ -1,17 +1,15 @@
 import { BadRequestError, ConflictError, NotFoundError, PreconditionFailedError } from '../errors.js'
-import type { KeyLocks, SharedTurn } from '../db/key-locks.js'
+import type { KeyLocks } from '../db/key-locks.js'
 import type { TrashRepository } from '../db/trash.js'
-import type { Owner, UsageChange } from '../db/usage.js'
-import { isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
-import {
-  checkPreconditions, directly, hasPreconditions, pageEnd,
-  type Bytes, type Exclusive, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState
-} from './object-store.js'
+import type { Owner } from '../db/usage.js'
+import { hasPreconditions, isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
+import { pageEnd, type Bytes, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState } from './object-store.js'
 import {
   checkFilePath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
 } from './paths.js'
+import { createPublisher, directly, type AccountOf, type Exclusive } from './publisher.js'
 import type { Quotas, Reservation } from './quotas.js'
-import { createTrash } from './trash.js'
+import { createTrash, TRASH_PREFIX } from './trash.js'
 
 export const PAGE_SIZE = 100
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
@@ -26,9 +24,9 @@ export interface FileServiceOptions {
   maxFileBytes: number
   /** The largest streamed upload. */
   maxUploadBytes: number
-  /** Keeps concurrent writers of one key apart while each compares and publishes; with `shared`,
+  /** Keeps concurrent publishers of one key apart while each compares and publishes; with `shared`,
    *  unconditional writes publish beside each other. */
-  exclusive?: Exclusive | KeyLocks
+  locks?: Exclusive | KeyLocks
   /** Where deleted files wait, and for how long; without it a delete is at once. */
   trash?: { repository: TrashRepository, retentionMs: number }
   /** Usage and quotas: writes and copies reserve their room, every change is counted. */
@@ -64,70 +62,25 @@ const described = (path: string, meta: ObjectMeta) => ({
   key: path, size: meta.size, contentType: meta.contentType, lastModified: meta.lastModified.toISOString(), etag: meta.etag
 })
 
-/** What a key going from `before` to `after` changes: an overwrite counts the difference. */
-const replacement = (before: ObjectMeta | undefined, after: ObjectMeta | undefined): UsageChange =>
-  ({ fileBytes: (after?.size ?? 0) - (before?.size ?? 0), fileCount: Number(Boolean(after)) - Number(Boolean(before)) })
-
 // A copy whose source changes while it is copied is made again, this many times at most.
 const COPY_ATTEMPTS = 3
 
-export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, exclusive = directly, trash: kept, quotas }: FileServiceOptions) {
-  const { staged } = store
-  const trash = kept && createTrash({ store, exclusive, quotas, ...kept })
-  const shared = 'shared' in exclusive ? exclusive.shared : undefined
-
-  /**
-   * Runs `operation` with the key lock, which also looks, under the lock, at the file that stands at
-   * `key` before the store publishes there: usage counts what a publish really replaced, whichever
-   * writer came first. The count itself is made after the lock is let go (counts add up in any
-   * order), so that a lock's database connection never waits for another.
-   */
-  async function replacing<R> (key: string, operation: (exclusive: Exclusive) => Promise<R>) {
-    let replaced: ObjectMeta | undefined
-    const result = await operation((keys, publish) => exclusive(keys, async () => {
-      replaced = await store.head(key)
-      return publish()
-    }))
-    return { result, replaced }
+export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: kept, quotas }: FileServiceOptions) {
+  /** A user's files count as theirs, and so do the files in their trash. */
+  const accountOf: AccountOf = (key) => {
+    const [area, userId, folder] = key.split('/', 3)
+    if (area === 'users' && folder === root) return { userId, counts: 'file' }
+    if (`${area}/` === TRASH_PREFIX) return { userId, counts: 'trash' }
+    return undefined
   }
+  const publisher = createPublisher({ store, locks, accountOf, count: quotas.change })
+  const trash = kept && createTrash({ store, publisher, ...kept })
 
-  /**
-   * The lock for an unconditional publish at `key`: shared with the others (the store keeps the
-   * last), while each conditional writer still excludes them all. A turn of them counts once, from
-   * what stood at `key` before the first published to what stands after the last, with the `count`
-   * of the write that began it (told whether that write published); `counted` says if it was this one.
-   */
-  function unconditionally (key: string, count: (change: UsageChange, published: boolean) => Promise<void>) {
-    let before: ObjectMeta | undefined
-    let after: ObjectMeta | undefined
-    let published = false
-    let counted = false
-    const turn: SharedTurn = {
-      opening: async () => { before = await store.head(key) },
-      closing: async () => { after = await store.head(key) },
-      closed: async () => {
-        counted = true
-        await count(replacement(before, after), published)
-      }
-    }
-    const lock: Exclusive = (_keys, publish) => shared!(key, async () => {
-      const stored = await publish()
-      published = true
-      return stored
-    }, turn)
-    return { lock, counted: () => counted }
-  }
-
-  /** Runs `write` with `bytes` of room reserved for `owner`, settled into what it published, or released. */
-  async function withRoom<T extends ObjectMeta | undefined> (owner: Owner, bytes: number, key: string, { shareable }: { shareable: boolean },
-    write: (exclusive: Exclusive, reservation: Reservation) => Promise<T>): Promise<T> {
+  /** Runs `write` with `bytes` of room reserved for `owner`: the publisher settles it into what was published; else it is released. */
+  async function withRoom<T> (owner: Owner, bytes: number, write: (reservation: Reservation) => Promise<T>): Promise<T> {
     const reservation = await quotas.reserve(owner, bytes)
     try {
-      // A shared turn settles the reservation of the write that began it; the others are released.
-      if (shareable && shared) return await write(unconditionally(key, reservation.settle).lock, reservation)
-      const { result: stored, replaced } = await replacing(key, (exclusive) => write(exclusive, reservation))
-      if (stored) await reservation.settle(replacement(replaced, stored))
-      return stored
+      return await write(reservation)
     } finally {
       await reservation.release()
     }
@@ -140,9 +93,6 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
 
   const keyOf = (userId: string, path: string) => userPrefix(userId) + checkFilePath(path)
   const notFound = (path: string) => new NotFoundError(`file not found: ${path}`)
-  const refuseEarly = async (key: string, preconditions: Preconditions | undefined) => {
-    if (hasPreconditions(preconditions)) checkPreconditions(await store.head(key), preconditions)
-  }
 
   const transferKeys = (operation: 'copy' | 'move', userId: string, from: string, to: string) => {
     if (from === to) throw new ConflictError(`a file cannot be ${operation === 'copy' ? 'copied' : 'moved'} onto itself`)
@@ -154,12 +104,10 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   async function copy (owner: Owner, from: string, to: string, { source, destination }: TransferConditions = {}) {
     const [fromKey, toKey] = transferKeys('copy', owner.userId, from, to)
     for (let attempt = 1; ; attempt++) {
-      const current = await store.head(fromKey)
-      if (hasPreconditions(source)) checkPreconditions(current, source)
+      const current = await publisher.look(fromKey, source)
       if (!current) throw notFound(from)
       try {
-        const done = await withRoom(owner, current.size, toKey, { shareable: false }, (exclusive) =>
-          store.copy(fromKey, toKey, { sourcePreconditions: { ifMatch: [current.etag] }, preconditions: destination, exclusive }))
+        const done = await withRoom(owner, current.size, (reservation) => publisher.copy(current, toKey, { preconditions: destination, reservation }))
         if (!done) throw notFound(from)
         return described(to, done)
       } catch (error) {
@@ -173,10 +121,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   /** A move by the store: usage changes only by the file it replaces at `to`. */
   async function move (owner: Owner, from: string, to: string, { source, destination }: TransferConditions = {}) {
     const [fromKey, toKey] = transferKeys('move', owner.userId, from, to)
-    const { result: done, replaced } = await replacing(toKey, (exclusive) =>
-      store.move(fromKey, toKey, { sourcePreconditions: source, preconditions: destination, exclusive }))
+    const done = await publisher.move(fromKey, toKey, { sourcePreconditions: source, preconditions: destination })
     if (!done) throw notFound(from)
-    if (replaced) await quotas.change(owner.userId, replacement(replaced, undefined))
     return described(to, done)
   }
 
@@ -245,9 +191,10 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
      *  length has no room (507); a body of unknown length is refused as soon as it passes the quota. */
     async write (owner: Owner, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions, length }: WriteRequest = {}) {
       const key = keyOf(owner.userId, path)
-      await refuseEarly(key, preconditions)
-      const stored = await withRoom(owner, length ?? 0, key, { shareable: !hasPreconditions(preconditions) }, (exclusive, reservation) =>
-        store.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, exclusive }))
+      // A body the store holds in memory is refused after it arrives rather than looked at twice.
+      if (hasPreconditions(preconditions) && (length === undefined || length > store.writeBufferBytes)) await publisher.look(key, preconditions)
+      const stored = await withRoom(owner, length ?? 0, (reservation) =>
+        publisher.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, reservation }))
       return described(path, stored)
     },
 
@@ -259,9 +206,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         if (!trashId) throw notFound(path)
         return { trashId }
       }
-      const { result: deleted, replaced } = await replacing(key, (exclusive) => store.delete(key, { preconditions, exclusive }))
-      if (!deleted) throw notFound(path)
-      await quotas.change(userId, replacement(replaced, undefined))
+      if (!await publisher.delete(key, preconditions)) throw notFound(path)
       return {}
     },
 
@@ -284,32 +229,22 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       : undefined,
 
     /** Throws 412 when a write of this file with these preconditions would already be refused. */
-    checkWritable: (userId: string, path: string, preconditions: Preconditions) => refuseEarly(keyOf(userId, path), preconditions),
+    checkWritable: async (userId: string, path: string, preconditions: Preconditions) => { await publisher.look(keyOf(userId, path), preconditions) },
 
     /** A URL straight to the store for one of the user's files (S3 presigned); undefined when the store cannot. */
     presign: store.presign && ((userId: string, path: string, link: PresignRequest) => store.presign!(keyOf(userId, path), link)),
 
     /** A user's file written in pieces (resumable uploads); undefined when the store cannot. */
-    staged: staged && {
-      begin: (id: string, userId: string, path: string, contentType: string) => staged.begin(id, keyOf(userId, path), contentType),
+    staged: publisher.staged && {
+      begin: (id: string, userId: string, path: string, contentType: string) => publisher.staged!.begin(id, keyOf(userId, path), contentType),
       append: (id: string, userId: string, path: string, state: StagedState, body: Bytes, position: StagedPosition) =>
-        staged.append(id, keyOf(userId, path), state, body, position),
+        publisher.staged!.append(id, keyOf(userId, path), state, body, position),
       /** Publishes the upload; its declared length stops counting as an upload and counts as the file. */
       async complete (id: string, userId: string, path: string, state: StagedState, { contentType, preconditions, length }: { contentType: string, preconditions: Preconditions, length: number }) {
-        const key = keyOf(userId, path)
-        const complete = (exclusive: Exclusive) => staged.complete(id, key, state, { contentType, preconditions, exclusive })
-        const finished = { uploadBytes: -length }
-        if (!hasPreconditions(preconditions) && shared) {
-          const turn = unconditionally(key, (change, done) => quotas.change(userId, done ? { ...change, ...finished } : change))
-          const stored = await complete(turn.lock)
-          if (!turn.counted()) await quotas.change(userId, finished)
-          return described(path, stored)
-        }
-        const { result: stored, replaced } = await replacing(key, complete)
-        await quotas.change(userId, { ...replacement(replaced, stored), ...finished })
+        const stored = await publisher.staged!.complete(id, keyOf(userId, path), state, { contentType, preconditions, also: { uploadBytes: -length } })
         return described(path, stored)
       },
-      discard: (id: string, userId: string, path: string, state: StagedState) => staged.discard(id, keyOf(userId, path), state)
+      discard: (id: string, userId: string, path: string, state: StagedState) => publisher.staged!.discard(id, keyOf(userId, path), state)
     }
   }
 }

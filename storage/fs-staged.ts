@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto'
 import { mkdir, open, rm, writeFile, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import { checkStagedId, limitBytes, untilCut, type ObjectMeta, type StagedWrites, type WriteOptions } from './object-store.js'
+import { checkStagedId, limitBytes, untilCut, type StagedObject, type StagedWrites } from './object-store.js'
 import { DIR_MODE, ETAG_AT, etagBytes, FILE_MODE, header, HEADER_BYTES, md5Etag, READ_CHUNK_BYTES, writeHashed } from './fs-object-file.js'
 
 // Hashes of staged uploads kept between their pieces, so that a resumed upload is not read again.
@@ -15,7 +15,7 @@ const STAGED_HASHES_KEPT = 1000
  */
 export function createStagedWrites (
   dir: string,
-  publishChecked: (path: string, key: string, options: Omit<WriteOptions, 'maxBytes'>, staged: { etag: string, size: number }, removeOnFailure: boolean) => Promise<ObjectMeta>
+  publishable: (path: string, key: string, staged: { etag: string, size: number, contentType: string }) => StagedObject
 ): StagedWrites {
   const hashes = new Map<string, { hash: Hash, offset: number }>()
   const pathOf = (id: string) => {
@@ -64,21 +64,21 @@ export function createStagedWrites (
       }
     },
 
-    async complete (id, key, _state, options) {
+    async finish (id, key, _state, contentType) {
       const path = pathOf(id)
       const handle = await open(path, 'r+')
       let staged
       try {
         const size = (await handle.stat()).size - HEADER_BYTES
         const etag = md5Etag(await hashUpTo(id, handle, size))
-        const headerBytes = header(options.contentType)
+        const headerBytes = header(contentType)
         etagBytes(etag).copy(headerBytes, ETAG_AT)
         await handle.write(headerBytes, 0, HEADER_BYTES, 0)
-        staged = { etag, size }
+        staged = { etag, size, contentType }
       } finally {
         await handle.close()
       }
-      return publishChecked(path, key, options, staged, false)
+      return publishable(path, key, staged)
     },
 
     async discard (id) {

@@ -4,11 +4,10 @@ import { constants, copyFile, mkdir, open, readdir, readFile, rename, rm, rmdir,
 import { join, resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { BadRequestError } from '../errors.js'
+import { BadRequestError, PreconditionFailedError } from '../errors.js'
 import {
-  checkPreconditions, compareKeys, directly, hasPreconditions, limitBytes, resolveRange,
-  type Bytes, type DeleteOptions, type ListOptions, type ListPage, type ObjectMeta, type ObjectRead, type ObjectStore,
-  type RangeRequest, type TransferOptions, type WriteOptions
+  compareKeys, limitBytes, resolveRange,
+  type Bytes, type ListOptions, type ListPage, type ObjectMeta, type ObjectRead, type ObjectStore, type RangeRequest, type StagedObject
 } from './object-store.js'
 import {
   bodyEtag, contentTypeOf, DIR_MODE, ETAG_AT, ETAG_BYTES, etagBytes, etagOf, FILE_MODE, hasEtagRoom, header, HEADER_BYTES, md5Etag, READ_CHUNK_BYTES, writeHashed
@@ -169,22 +168,21 @@ export function createFsStore (rootDir: string): ObjectStore {
     }
   }
 
-  /** Publishes a complete temporary object at `key` under the key lock, if its preconditions hold.
-   *  What it answers is what it published, not read back: the lock is held for the rename only. */
-  async function publishChecked (path: string, key: string, { contentType, preconditions, exclusive = directly }: Omit<WriteOptions, 'maxBytes'>, { etag, size }: { etag: string, size: number }, removeOnFailure = true) {
+  /** A complete temporary object, published at `key` by a rename. What it answers is what it
+   *  published, not read back. `owned`: discarding it removes the file (a resumable upload's is its own). */
+  function publishable (path: string, key: string, { etag, size, contentType }: { etag: string, size: number, contentType: string }, owned = true): StagedObject {
     const { dir, file } = locate(key)
-    try {
-      return await exclusive(key, async () => {
-        if (hasPreconditions(preconditions)) checkPreconditions(await head(key), preconditions)
+    return {
+      async publish () {
         // Published now: an upload that began before another and ended after it is the newer.
         const now = new Date()
         await utimes(path, now, now)
-        if (!await publish(path, dir, file)) throw new Error(`${path} vanished before it was published`)
+        if (!await publish(path, dir, file).catch((error) => { throw tooLong(error) })) throw new Error(`${path} vanished before it was published`)
         return { key, size, lastModified: now, contentType, etag }
-      })
-    } catch (error) {
-      if (removeOnFailure) await rm(path, { force: true })
-      throw tooLong(error)
+      },
+      async discard () {
+        if (owned) await rm(path, { force: true })
+      }
     }
   }
 
@@ -344,59 +342,41 @@ export function createFsStore (rootDir: string): ObjectStore {
       }
     },
 
-    async write (key: string, body: Bytes, options: WriteOptions) {
-      const staged = await stage(body, options.contentType, options.maxBytes)
-      return publishChecked(staged.path, key, options, staged)
+    async stage (key: string, body: Bytes, { contentType, maxBytes }) {
+      const staged = await stage(body, contentType, maxBytes)
+      return publishable(staged.path, key, { ...staged, contentType })
     },
 
-    staged: createStagedWrites(join(root, '.uploads'), publishChecked),
+    staged: createStagedWrites(join(root, '.uploads'), (path, key, meta) => publishable(path, key, meta, false)),
 
-    /** The source's preconditions are checked before the copy (a stale If-Match copies nothing), and
-     *  again on the version copied. */
-    async copy (from: string, to: string, { sourcePreconditions, preconditions, exclusive }: TransferOptions = {}) {
-      const checked = hasPreconditions(sourcePreconditions)
-      if (checked) checkPreconditions(await head(from), sourcePreconditions)
-      const copied = await copyToTemporary(from)
-      if (checked) {
-        try {
-          checkPreconditions(copied, sourcePreconditions)
-        } catch (error) {
-          if (copied) await rm(copied.path, { force: true })
-          throw error
-        }
-      }
+    /** A copy of the file as it is now (a reflink where the file system has them): the version `source` names, or 412. */
+    async stageCopy (source: ObjectMeta, to: string) {
+      const copied = await copyToTemporary(source.key)
       if (!copied) return undefined
-      return publishChecked(copied.path, to, { contentType: copied.contentType, preconditions, exclusive }, copied)
+      if (copied.etag !== source.etag) {
+        await rm(copied.path, { force: true })
+        throw new PreconditionFailedError('the file changed while it was copied')
+      }
+      return publishable(copied.path, to, copied)
     },
 
-    /** A rename, under both keys' locks: the object moved is the one the locks found. */
-    async move (from: string, to: string, { sourcePreconditions, preconditions, exclusive = directly }: TransferOptions = {}) {
-      return exclusive([from, to], async () => {
-        const current = await head(from)
-        if (hasPreconditions(sourcePreconditions)) checkPreconditions(current, sourcePreconditions)
-        if (!current) return undefined
-        if (hasPreconditions(preconditions)) checkPreconditions(await head(to), preconditions)
-        const [source, destination] = [locate(from), locate(to)]
-        const moved = await publish(source.file, destination.dir, destination.file).catch((error) => { throw tooLong(error) })
-        if (!moved) return undefined
-        await removeEmptyParents(source.dir)
-        return { ...current, key: to }
-      })
+    async rename (source: ObjectMeta, to: string) {
+      const [from, destination] = [locate(source.key), locate(to)]
+      const moved = await publish(from.file, destination.dir, destination.file).catch((error) => { throw tooLong(error) })
+      if (!moved) return undefined
+      await removeEmptyParents(from.dir)
+      return { ...source, key: to }
     },
 
-    async delete (key: string, { preconditions, exclusive = directly }: DeleteOptions = {}) {
+    async delete (key: string) {
       const { dir, file } = locate(key)
-      return exclusive(key, async () => {
-        if (hasPreconditions(preconditions)) checkPreconditions(await head(key), preconditions)
-        try {
-          await unlink(file)
-        } catch (error) {
-          if (isMissing(error)) return false
-          throw error
-        }
-        await removeEmptyParents(dir)
-        return true
-      })
+      try {
+        await unlink(file)
+      } catch (error) {
+        if (isMissing(error)) return
+        throw error
+      }
+      await removeEmptyParents(dir)
     }
   }
 }

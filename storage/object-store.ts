@@ -1,7 +1,5 @@
 import type { Readable } from 'node:stream'
-import {
-  dependencyUnavailable, isProgrammingError, isStowageError, PayloadTooLargeError, PreconditionFailedError, RangeNotSatisfiableError
-} from '../errors.js'
+import { dependencyUnavailable, isProgrammingError, isStowageError, PayloadTooLargeError, RangeNotSatisfiableError } from '../errors.js'
 
 export interface ObjectInfo {
   key: string
@@ -37,34 +35,26 @@ export interface Preconditions {
   ifNoneMatch?: string[]
 }
 
-/** Runs the compare-and-publish step of a write or delete with no other writer of the key (or of
- *  any of the keys: a move holds its source and its destination) inside. */
-export type Exclusive = <T>(key: string | readonly string[], publish: () => Promise<T>) => Promise<T>
-
-/** For a store used alone: no other writer to keep out. */
-export const directly: Exclusive = (_key, publish) => publish()
-
-export interface WriteOptions {
+export interface StageOptions {
   contentType: string
-  /** A body longer than this fails with PayloadTooLargeError, and nothing is stored. */
+  /** A body longer than this fails with PayloadTooLargeError, and nothing is kept. */
   maxBytes: number
-  /** Checked against the current object when the new one is published; 412 and nothing stored when they fail. */
-  preconditions?: Preconditions
-  exclusive?: Exclusive
 }
 
-export interface DeleteOptions {
-  preconditions?: Preconditions
-  exclusive?: Exclusive
-}
-
-/** A copy's or a move's. */
-export interface TransferOptions {
-  /** The source's (If-Match): checked against the version copied or moved; 412 otherwise. */
-  sourcePreconditions?: Preconditions
-  /** The destination's, checked when the object is published there under its key lock. */
-  preconditions?: Preconditions
-  exclusive?: Exclusive
+/**
+ * Bytes a store holds for one key where no reader sees them (fs: a temporary file; S3: one buffered
+ * part, the parts of a multipart upload, or a copy to make), until the publisher publishes them.
+ */
+export interface StagedObject {
+  /**
+   * Makes them the object at their key, replacing what stands there. Called at most once, by the
+   * publisher, under the key's lock; resolves with what it published. For a conditional write,
+   * `expected` is what the publisher found at the key: a store that can enforce it itself (S3's
+   * conditional PutObject) does, so that a writer that bypassed Stowage is not lost (412).
+   */
+  publish (expected?: { current: ObjectMeta | undefined }): Promise<ObjectMeta>
+  /** Frees what they hold, when they are not to be published. */
+  discard (): Promise<void>
 }
 
 export interface ListOptions {
@@ -104,8 +94,7 @@ export interface StagedPosition {
 /**
  * A write that arrives in pieces, over requests that may reach different instances: a resumable
  * upload. Between pieces its progress is the state the driver returns, which the caller keeps;
- * nothing is visible at the key until `complete` publishes it, with the same preconditions and
- * key lock as `write`. `id` is the upload's own (32 hex digits), never derived from the key.
+ * nothing is visible at the key until what `finish` answers is published. `id` is the upload's own (32 hex digits), never derived from the key.
  */
 export interface StagedWrites {
   begin (id: string, key: string, contentType: string): Promise<StagedState>
@@ -115,9 +104,9 @@ export interface StagedWrites {
    * wrote past `offset` are overwritten.
    */
   append (id: string, key: string, state: StagedState, body: Bytes, position: StagedPosition): Promise<{ state: StagedState, offset: number }>
-  /** Publishes the upload, whose pieces must all be appended. A refusal (412) or a failure leaves the
-   *  staged upload as it was: to complete again, or to discard. */
-  complete (id: string, key: string, state: StagedState, options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
+  /** The upload, whose pieces must all be appended, ready to publish; a publish that fails leaves it
+   *  as it was: to finish and publish again, or to discard (its StagedObject's `discard` does nothing). */
+  finish (id: string, key: string, state: StagedState, contentType: string): Promise<StagedObject>
   /** Forgets the upload and frees what it stored. */
   discard (id: string, key: string, state: StagedState): Promise<void>
 }
@@ -138,6 +127,9 @@ export function checkStagedId (id: string) {
 }
 
 /**
+ * A store of objects, as a driver (or a host's own store) implements it: it keeps bytes and
+ * publishes them, and nothing more. Locks, preconditions, usage, versions and the journal are the
+ * publisher's (`storage/publisher.ts`), which alone calls `publish`, `rename` and `delete`.
  * Keys are full object keys (`users/{userId}/<root>/{path}`), already validated by the caller.
  * Bodies stream both ways: memory never follows an object's size.
  */
@@ -146,17 +138,18 @@ export interface ObjectStore {
   head (key: string): Promise<ObjectMeta | undefined>
   /** Undefined when there is no such object; RangeNotSatisfiableError when `range` starts past its end. */
   read (key: string, range?: RangeRequest): Promise<ObjectRead | undefined>
-  /** Stores the body whole or not at all: a body that fails, is cut off or is refused leaves the old object. */
-  write (key: string, body: Bytes, options: WriteOptions): Promise<ObjectMeta>
-  /** Resolves false when there was no such object. */
-  delete (key: string, options?: DeleteOptions): Promise<boolean>
-  /** Copies an object inside the store, no byte passing through the instance, and publishes it at
-   *  `to` whole, as a write does. Undefined when there is no object at `from`. */
-  copy (from: string, to: string, options?: TransferOptions): Promise<ObjectMeta | undefined>
-  /** Moves an object inside the store: it ends at `to`, and `from` is gone, or, on a failure, it
-   *  is still at `from` (and perhaps also at `to`). A write to `from` during the move is never lost:
-   *  it stays at `from`, or is the version moved. Undefined when there is no object at `from`. */
-  move (from: string, to: string, options?: TransferOptions): Promise<ObjectMeta | undefined>
+  /** Keeps the body for `key`, unseen until published. A body that fails, is cut off or passes
+   *  `maxBytes` rejects, and nothing is kept. */
+  stage (key: string, body: Bytes, options: StageOptions): Promise<StagedObject>
+  /** A copy of `source`, made inside the store (no byte passing through the instance), to publish at
+   *  `to`. Its publish fails with PreconditionFailedError when the object at `source.key` is no longer
+   *  the version `source` describes. Undefined when there is no object at `source.key`. */
+  stageCopy (source: ObjectMeta, to: string): Promise<StagedObject | undefined>
+  /** Renames the object `source` names to `to`, replacing what stands there, when the store can do so
+   *  at once (fs); undefined when it is gone. Without it, a move is a copy and a delete. */
+  rename? (source: ObjectMeta, to: string): Promise<ObjectMeta | undefined>
+  /** Removes the object at `key`, if there is one. */
+  delete (key: string): Promise<void>
   /** Throws unless the store answers and takes writes: the readiness check of /health. */
   check (): Promise<void>
   /** Bytes one write holds in memory at most: what an upload takes from the upload memory budget. */
@@ -179,28 +172,6 @@ export function compareKeys (a: string, b: string): number {
 export function pageEnd ({ objects, folders }: Pick<ListPage, 'objects' | 'folders'>): string | undefined {
   return [objects.at(-1)?.key, folders?.at(-1)].filter((key) => key !== undefined).sort(compareKeys).at(-1)
 }
-
-const opaque = (etag: string) => etag.replace(/^W\//, '')
-
-/** If-None-Match compares weakly (RFC 9110 §13.1.2): `W/"x"` matches `"x"`. */
-export function matchesAny (etags: string[], current: Pick<ObjectInfo, 'etag'> | undefined): boolean {
-  if (!current) return false
-  return etags.some((etag) => etag === '*' || opaque(etag) === current.etag)
-}
-
-/** Throws PreconditionFailedError unless `current` (undefined: no object) satisfies them. */
-export function checkPreconditions (current: Pick<ObjectInfo, 'etag'> | undefined, { ifMatch, ifNoneMatch }: Preconditions = {}) {
-  // If-Match compares strongly: a weak ETag never matches.
-  if (ifMatch && !(current && ifMatch.some((etag) => etag === '*' || etag === current.etag))) {
-    throw new PreconditionFailedError(current ? 'the file has changed (If-Match)' : 'the file does not exist (If-Match)')
-  }
-  if (ifNoneMatch && matchesAny(ifNoneMatch, current)) {
-    throw new PreconditionFailedError('the file already exists (If-None-Match)')
-  }
-}
-
-export const hasPreconditions = (preconditions: Preconditions = {}) =>
-  preconditions.ifMatch !== undefined || preconditions.ifNoneMatch !== undefined
 
 /** The range's first and last byte in a file of `size` bytes; RangeNotSatisfiableError past the end. */
 export function resolveRange (range: RangeRequest, size: number): ByteRange {
@@ -225,25 +196,37 @@ export async function * limitBytes (body: Bytes, maxBytes: number): AsyncGenerat
 /** Wraps one operation of a store; `operation` names it. */
 export type AroundOperation = <A extends unknown[], R>(operation: string, method: (...args: A) => Promise<R>) => (...args: A) => Promise<R>
 
+/** A staged object whose publish and discard pass through `around` too. */
+function wrapStagedObject (around: AroundOperation) {
+  return (staged: StagedObject): StagedObject => ({
+    publish: around('publish', (expected?: { current: ObjectMeta | undefined }) => staged.publish(expected)),
+    discard: around('discard', () => staged.discard())
+  })
+}
+
 function wrapStaged (staged: StagedWrites, around: AroundOperation): StagedWrites {
+  const finish = around('staged_finish', staged.finish.bind(staged))
   return {
     begin: around('staged_begin', staged.begin.bind(staged)),
     append: around('staged_append', staged.append.bind(staged)),
-    complete: around('staged_complete', staged.complete.bind(staged)),
+    finish: async (...args) => wrapStagedObject(around)(await finish(...args)),
     discard: around('staged_discard', staged.discard.bind(staged))
   }
 }
 
 /** The same store with each of its operations passed through `around` (asDependency, metrics). */
 export function wrapOperations (store: ObjectStore, around: AroundOperation): ObjectStore {
+  const wrapped = wrapStagedObject(around)
+  const stage = around('stage', store.stage.bind(store))
+  const stageCopy = around('stage_copy', store.stageCopy.bind(store))
   return {
     list: around('list', store.list.bind(store)),
     head: around('head', store.head.bind(store)),
     read: around('read', store.read.bind(store)),
-    write: around('write', store.write.bind(store)),
+    stage: async (...args) => wrapped(await stage(...args)),
+    stageCopy: async (...args) => { const staged = await stageCopy(...args); return staged && wrapped(staged) },
+    rename: store.rename && around('rename', store.rename.bind(store)),
     delete: around('delete', store.delete.bind(store)),
-    copy: around('copy', store.copy.bind(store)),
-    move: around('move', store.move.bind(store)),
     check: around('check', store.check.bind(store)),
     writeBufferBytes: store.writeBufferBytes,
     staged: store.staged && wrapStaged(store.staged, around),

@@ -1,6 +1,6 @@
 import type { CompletedPart } from '@aws-sdk/client-s3'
 import type { Readable } from 'node:stream'
-import { checkStagedId, limitBytes, untilCut, type ObjectMeta, type StagedWrites, type WriteOptions } from './object-store.js'
+import { checkStagedId, limitBytes, untilCut, type ObjectMeta, type StagedObject, type StagedWrites } from './object-store.js'
 import { partsOf, partWindow } from './s3-parts.js'
 
 // S3's least part, but for the last.
@@ -33,8 +33,9 @@ export interface S3StagedOperations {
   begin (key: string, contentType: string): Promise<string>
   uploadPart (key: string, uploadId: string, number: number, part: Buffer): Promise<string>
   streamPart (key: string, uploadId: string, number: number, size: number): StreamedPart
-  complete (key: string, uploadId: string, parts: CompletedPart[], size: number, options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
-  putEmpty (key: string, options: Omit<WriteOptions, 'maxBytes'>): Promise<ObjectMeta>
+  /** The upload's parts, to complete when published (and left as they are when not). */
+  completion (key: string, uploadId: string, parts: CompletedPart[], size: number, contentType: string): StagedObject
+  putEmpty (key: string, contentType: string, expected?: { current: ObjectMeta | undefined }): Promise<ObjectMeta>
   abort (key: string, uploadId: string): Promise<void>
   readTail (tailKey: string, bytes: number): Promise<Readable>
   putTail (tailKey: string, bytes: Buffer): Promise<void>
@@ -131,16 +132,22 @@ export function createS3StagedWrites (store: S3StagedOperations): StagedWrites {
       return { state: { ...next }, offset: reached }
     },
 
-    async complete (id, key, recorded, options) {
+    async finish (id, key, recorded, contentType) {
       const state = stateOf(recorded)
       if (state.tail > 0) throw new Error(`staged upload ${id} is not complete`)
       if (state.staleTail !== undefined) await store.deleteTail(tailKey(id, state.staleTail))
       if (state.parts.length > 0) {
-        return store.complete(key, state.uploadId, state.parts.map(({ number, etag }) => ({ PartNumber: number, ETag: etag })), inParts(state.parts), options)
+        return store.completion(key, state.uploadId, state.parts.map(({ number, etag }) => ({ PartNumber: number, ETag: etag })), inParts(state.parts), contentType)
       }
-      const empty = await store.putEmpty(key, options)
-      await store.abort(key, state.uploadId)
-      return empty
+      // S3 has no multipart upload of no part: an empty file is one PutObject.
+      return {
+        async publish (expected) {
+          const empty = await store.putEmpty(key, contentType, expected)
+          await store.abort(key, state.uploadId)
+          return empty
+        },
+        async discard () {}
+      }
     },
 
     async discard (id, key, recorded) {

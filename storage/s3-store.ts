@@ -8,9 +8,9 @@ import { once } from 'node:events'
 import { PassThrough, Transform, type Readable } from 'node:stream'
 import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
-  checkPreconditions, compareKeys, directly, hasPreconditions, limitBytes, resolveRange,
-  type ByteRange, type Bytes, type DeleteOptions, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore,
-  type PresignRequest, type Preconditions, type RangeRequest, type TransferOptions, type WriteOptions
+  compareKeys, limitBytes, resolveRange,
+  type ByteRange, type Bytes, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore, type PresignRequest, type RangeRequest,
+  type StagedObject, type StageOptions
 } from './object-store.js'
 import { firstPart, PART_BUFFERS, partsOf, partWindow, slicesOf } from './s3-parts.js'
 import { createS3StagedWrites, type StreamedPart } from './s3-staged.js'
@@ -55,13 +55,11 @@ function storeRefusal (error: unknown): unknown {
   return error
 }
 
-/** What S3 itself can enforce: one ETag or `*` for If-Match, `*` for If-None-Match. */
-function storeConditions ({ ifMatch, ifNoneMatch }: Preconditions = {}) {
-  return {
-    IfMatch: ifMatch?.length === 1 ? ifMatch[0] : undefined,
-    IfNoneMatch: ifNoneMatch?.length === 1 && ifNoneMatch[0] === '*' ? '*' : undefined
-  }
-}
+/** What the publisher found at the key, for S3 to enforce itself: that ETag still there, or still nothing. */
+type Expected = { current: ObjectMeta | undefined } | undefined
+const storeConditions = (expected: Expected) => expected === undefined
+  ? {}
+  : expected.current ? { IfMatch: expected.current.etag } : { IfNoneMatch: '*' }
 
 const rangeHeader = ({ start, end }: ByteRange) => `bytes=${start}-${Number.isFinite(end) ? end : ''}`
 
@@ -170,31 +168,12 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     }
   }
 
-  /** What a publish stored: its ETag, as the store answered it, and its size. */
-  interface Stored { etag: string, size: number }
-
-  async function putWhole (key: string, body: Buffer, contentType: string, preconditions?: Preconditions): Promise<Stored> {
+  /** One PutObject of a body already in memory. */
+  async function putWhole (key: string, body: Buffer, contentType: string, expected?: Expected): Promise<ObjectMeta> {
     const answer = await client.send(new PutObjectCommand({
-      Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ContentType: contentType, ...storeConditions(preconditions)
-    }), deadline())
-    return { etag: answer.ETag ?? '""', size: body.length }
-  }
-
-  /** Under the key lock: the preconditions checked, then `store` publishes the object. An
-   *  unconditional writer shares the lock with others, whose object may already stand at `key`:
-   *  then it answers what it stored itself, dated now. */
-  function publishChecked (key: string, { contentType, preconditions, exclusive = directly }: Omit<WriteOptions, 'maxBytes'>, store: () => Promise<Stored>) {
-    return exclusive(key, async () => {
-      if (hasPreconditions(preconditions)) checkPreconditions(await head(key), preconditions)
-      let stored: Stored
-      try {
-        stored = await store()
-      } catch (error) {
-        throw storeRefusal(error)
-      }
-      const current = await head(key)
-      return current?.etag === stored.etag ? current : { key, contentType, lastModified: new Date(), ...stored }
-    })
+      Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ContentType: contentType, ...storeConditions(expected)
+    }), deadline()).catch((error) => { throw storeRefusal(error) })
+    return { key, size: body.length, contentType, etag: answer.ETag ?? '""', lastModified: new Date() }
   }
 
   async function abortUpload (key: string, uploadId: string) {
@@ -203,35 +182,26 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     })
   }
 
-  /**
-   * A copy made by the store: CopyObject, or UploadPartCopy in parts for an object larger than
-   * CopyObject takes. It is published under the key locks of the destination, and for a move of the
-   * source too: there the source is looked at again, copied as it is then and deleted, so that no
-   * write to it can land between its copy and its removal. Parts are copied before the locks are
-   * taken; the source must then still be the version they copied.
-   */
-  async function transfer (from: string, to: string, { sourcePreconditions, preconditions, exclusive = directly, move }: TransferOptions & { move: boolean }) {
-    const source = await head(from)
-    if (hasPreconditions(sourcePreconditions)) checkPreconditions(source, sourcePreconditions)
-    if (!source) return undefined
-    const copyFrom = { Bucket: bucket, Key: to, CopySource: copySource(bucket, from) }
-    const publish = (store: (current: ObjectMeta) => Promise<unknown>) => exclusive(move ? [from, to] : to, async () => {
-      const current = move ? await head(from) : source
-      if (move && hasPreconditions(sourcePreconditions)) checkPreconditions(current, sourcePreconditions)
-      if (!current) return undefined
-      if (hasPreconditions(preconditions)) checkPreconditions(await head(to), preconditions)
-      try {
-        await store(current)
-      } catch (error) {
-        if (isNotFound(error) || storeRefusal(error) !== error) throw new PreconditionFailedError('the file changed while it was copied')
-        throw error
-      }
-      if (move) await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: from }), deadline())
-      return head(to)
-    })
-    if (source.size <= MAX_COPY_OBJECT_BYTES) {
-      return publish((current) => client.send(new CopyObjectCommand({ ...copyFrom, CopySourceIfMatch: current.etag, MetadataDirective: 'COPY' }), copyDeadline(current.size)))
+  /** A copy made by the store when published: CopyObject of the version `source` names. */
+  function copyObject (source: ObjectMeta, to: string): StagedObject {
+    return {
+      async publish () {
+        const answer = await client.send(new CopyObjectCommand({
+          Bucket: bucket, Key: to, CopySource: copySource(bucket, source.key), CopySourceIfMatch: source.etag, MetadataDirective: 'COPY'
+        }), copyDeadline(source.size)).catch((error) => {
+          if (isNotFound(error) || storeRefusal(error) !== error) throw new PreconditionFailedError('the file changed while it was copied')
+          throw error
+        })
+        const copied = answer.CopyObjectResult
+        return { ...source, key: to, etag: copied?.ETag ?? source.etag, lastModified: copied?.LastModified ?? new Date() }
+      },
+      async discard () {}
     }
+  }
+
+  /** An object larger than CopyObject takes, copied in parts (UploadPartCopy) now, and completed when published. */
+  async function copyInParts (source: ObjectMeta, to: string): Promise<StagedObject> {
+    const copyFrom = { Bucket: bucket, Key: to, CopySource: copySource(bucket, source.key), CopySourceIfMatch: source.etag }
     const uploadId = await multipart.create(to, source.contentType)
     try {
       const parts: CompletedPart[] = []
@@ -240,19 +210,23 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
         const PartNumber = parts.length + 1
         const end = Math.min(start + COPY_PART_BYTES, source.size) - 1
         parts.push({ PartNumber })
-        await window.add(client.send(new UploadPartCopyCommand({ ...copyFrom, CopySourceIfMatch: source.etag, UploadId: uploadId, PartNumber, CopySourceRange: `bytes=${start}-${end}` }),
+        await window.add(client.send(new UploadPartCopyCommand({ ...copyFrom, UploadId: uploadId, PartNumber, CopySourceRange: `bytes=${start}-${end}` }),
           copyDeadline(end - start + 1)).then((answer) => { parts[PartNumber - 1].ETag = answer.CopyPartResult?.ETag }))
       }
       await window.drain()
-      const published = await publish(async (current) => {
-        if (current.etag !== source.etag) throw new PreconditionFailedError('the file changed while it was copied')
-        await multipart.complete(to, uploadId, parts, undefined)
-      })
-      if (!published) await abortUpload(to, uploadId)
-      return published
+      return multipartObject(to, uploadId, parts, source.size, source.contentType)
     } catch (error) {
       await abortUpload(to, uploadId)
+      if (isNotFound(error) || storeRefusal(error) !== error) throw new PreconditionFailedError('the file changed while it was copied')
       throw error
+    }
+  }
+
+  /** A multipart upload whose parts are all sent, published by CompleteMultipartUpload. */
+  function multipartObject (key: string, uploadId: string, parts: CompletedPart[], size: number, contentType: string, abortOnDiscard = true): StagedObject {
+    return {
+      publish: async (expected) => ({ key, size, contentType, etag: await multipart.complete(key, uploadId, parts, expected), lastModified: new Date() }),
+      discard: async () => { if (abortOnDiscard) await abortUpload(key, uploadId) }
     }
   }
 
@@ -286,14 +260,14 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
         }
       }
     },
-    complete: async (key: string, uploadId: string, parts: CompletedPart[], preconditions: Preconditions | undefined) =>
+    complete: async (key: string, uploadId: string, parts: CompletedPart[], expected: Expected) =>
       (await client.send(new CompleteMultipartUploadCommand({
-        Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...storeConditions(preconditions)
-      }), deadline())).ETag ?? '""'
+        Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...storeConditions(expected)
+      }), deadline()).catch((error) => { throw storeRefusal(error) })).ETag ?? '""'
   }
 
-  async function putInParts (key: string, parts: AsyncIterable<Buffer>, contentType: string, preconditions: Preconditions | undefined,
-    publish: (complete: () => Promise<Stored>) => Promise<ObjectMeta>) {
+  /** The parts of a body sent as a multipart upload, to complete when published. */
+  async function sendParts (key: string, parts: AsyncIterable<Buffer>, contentType: string): Promise<StagedObject> {
     const uploadId = await multipart.create(key, contentType)
     try {
       const completed: CompletedPart[] = []
@@ -306,7 +280,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
         await window.add(multipart.uploadPart(key, uploadId, PartNumber, part).then((ETag) => { completed[PartNumber - 1].ETag = ETag }))
       }
       await window.drain()
-      return await publish(async () => ({ etag: await multipart.complete(key, uploadId, completed, preconditions), size }))
+      return multipartObject(key, uploadId, completed, size, contentType)
     } catch (error) {
       // A real S3 keeps the parts of an unfinished upload (and bills them) until it is aborted.
       await abortUpload(key, uploadId)
@@ -319,9 +293,8 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     begin: multipart.create,
     uploadPart: multipart.uploadPart,
     streamPart: multipart.streamPart,
-    complete: (key, uploadId, parts, size, options) =>
-      publishChecked(key, options, async () => ({ etag: await multipart.complete(key, uploadId, parts, options.preconditions), size })),
-    putEmpty: (key, options) => publishChecked(key, options, () => putWhole(key, Buffer.alloc(0), options.contentType, options.preconditions)),
+    completion: (key, uploadId, parts, size, contentType) => multipartObject(key, uploadId, parts, size, contentType, false),
+    putEmpty: (key, contentType, expected) => putWhole(key, Buffer.alloc(0), contentType, expected),
     abort: abortUpload,
     readTail: async (tailKey, bytes) => {
       const answer = await getObject(tailKey, { start: 0, end: bytes - 1 })
@@ -409,40 +382,29 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
       }
     },
 
-    async write (key: string, body: Bytes, { contentType, maxBytes, preconditions, exclusive = directly }: WriteOptions) {
+    async stage (key: string, body: Bytes, { contentType, maxBytes }: StageOptions) {
       const inMemory = Array.isArray(body) && body.length === 1 && body[0].length <= maxBytes ? body[0] as Buffer : undefined
       const start = inMemory ? { whole: inMemory } : await firstPart(limitBytes(body, maxBytes), partBytes)
       const parts = 'whole' in start ? slicesOf(start.whole, partBytes) : partsOf(start.rest, partBytes)
       const first = await parts.next()
       const second = await parts.next()
-      const publish = (store: () => Promise<Stored>) => publishChecked(key, { contentType, preconditions, exclusive }, store)
-      if (second.done) return publish(() => putWhole(key, first.value as Buffer, contentType, preconditions))
+      if (second.done) {
+        const whole = first.value as Buffer
+        return { publish: (expected) => putWhole(key, whole, contentType, expected), discard: async () => {} } satisfies StagedObject
+      }
       async function * all () {
         yield first.value as Buffer
         yield second.value as Buffer
         yield * parts
       }
-      return putInParts(key, all(), contentType, preconditions, publish)
+      return sendParts(key, all(), contentType)
     },
 
-    async delete (key: string, { preconditions, exclusive = directly }: DeleteOptions = {}) {
-      return exclusive(key, async () => {
-        // S3 deletes are idempotent; the API promises 404 for a missing file, so look first.
-        const current = await head(key)
-        if (hasPreconditions(preconditions)) checkPreconditions(current, preconditions)
-        if (!current) return false
-        try {
-          await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key, IfMatch: storeConditions(preconditions).IfMatch }), deadline())
-        } catch (error) {
-          throw storeRefusal(error)
-        }
-        return true
-      })
+    stageCopy: async (source: ObjectMeta, to: string) => source.size <= MAX_COPY_OBJECT_BYTES ? copyObject(source, to) : copyInParts(source, to),
+
+    async delete (key: string) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), deadline())
     },
-
-    copy: (from: string, to: string, options: TransferOptions = {}) => transfer(from, to, { ...options, move: false }),
-
-    move: (from: string, to: string, options: TransferOptions = {}) => transfer(from, to, { ...options, move: true }),
 
     async check () {
       await client.send(new HeadBucketCommand({ Bucket: bucket }), deadline())

@@ -2,23 +2,22 @@ import { randomBytes } from 'node:crypto'
 import type { TrashCursor, TrashItem, TrashRepository } from '../db/trash.js'
 import { BadRequestError, NotFoundError, PreconditionFailedError } from '../errors.js'
 import { inGroups } from '../limits.js'
-import type { Exclusive, ObjectMeta, ObjectStore, Preconditions } from './object-store.js'
-import type { Quotas } from './quotas.js'
+import type { ObjectMeta, ObjectStore, Preconditions } from './object-store.js'
+import type { Publisher } from './publisher.js'
 
 // Outside every `users/` prefix: listings and the refreshed credentials never reach a deleted file.
-const TRASH_PREFIX = 'stowage-trash/'
+export const TRASH_PREFIX = 'stowage-trash/'
 const PAGE_SIZE = 100
 // Items purged at once when a trash is emptied or swept.
 const PURGED_TOGETHER = 8
 
 export interface TrashOptions {
-  store: ObjectStore
+  store: Pick<ObjectStore, 'head'>
+  /** Moves files in and out, and counts them: as trash while there, as files again once restored. */
+  publisher: Publisher
   repository: TrashRepository
   /** How long a deleted file is kept; 0: deletes are at once, and nothing goes to the trash. */
   retentionMs: number
-  exclusive: Exclusive
-  /** A file's bytes count as trash while it is there, and as the file's again once restored. */
-  quotas: Pick<Quotas, 'change'>
 }
 
 const encodeCursor = ({ deletedAt, id }: TrashCursor) => Buffer.from(`${deletedAt} ${id}`).toString('base64url')
@@ -39,13 +38,12 @@ const described = ({ id, path, size, etag, deletedAt, expiresAt }: TrashItem) =>
  * object moves, so that a file in the trash is never without one; a row whose object never arrived
  * (its instance died in between) answers 404 when restored, and is swept with the rest.
  */
-export function createTrash ({ store, repository, retentionMs, exclusive, quotas }: TrashOptions) {
+export function createTrash ({ store, publisher, repository, retentionMs }: TrashOptions) {
   const notFound = () => new NotFoundError('no such item in your trash')
 
   async function purge (item: TrashItem) {
-    await store.delete(item.objectKey)
-    // Whoever removes the row counts it: two instances purging one item subtract it once.
-    if (await repository.remove(item.id)) await quotas.change(item.userId, { trashBytes: -item.size })
+    await publisher.delete(item.objectKey)
+    await repository.remove(item.id)
   }
 
   return {
@@ -62,7 +60,7 @@ export function createTrash ({ store, repository, retentionMs, exclusive, quotas
       })
       let moved: ObjectMeta | undefined
       try {
-        moved = await store.move(key, objectKey, { sourcePreconditions: preconditions, exclusive })
+        moved = await publisher.move(key, objectKey, { sourcePreconditions: preconditions })
       } catch (error) {
         await repository.remove(id)
         throw error
@@ -72,7 +70,6 @@ export function createTrash ({ store, repository, retentionMs, exclusive, quotas
         return undefined
       }
       if (moved.etag !== current?.etag || moved.size !== current.size) await repository.settle(id, moved)
-      await quotas.change(userId, { fileBytes: -moved.size, fileCount: -1, trashBytes: moved.size })
       return id
     },
 
@@ -90,12 +87,11 @@ export function createTrash ({ store, repository, retentionMs, exclusive, quotas
       const item = await repository.find(userId, id)
       if (!item) throw notFound()
       const path = to ?? item.path
-      const restored = await store.move(item.objectKey, keyOf(path), { preconditions: { ifNoneMatch: ['*'] }, exclusive }).catch((error) => {
+      const restored = await publisher.move(item.objectKey, keyOf(path), { preconditions: { ifNoneMatch: ['*'] } }).catch((error: unknown) => {
         if (error instanceof PreconditionFailedError) throw new PreconditionFailedError(`a file now stands at ${path}: restore this one elsewhere with "to"`)
         throw error
       })
-      const trashBytes = await repository.remove(id) ? -item.size : 0
-      await quotas.change(userId, restored ? { fileBytes: restored.size, fileCount: 1, trashBytes } : { trashBytes })
+      await repository.remove(id)
       if (!restored) throw notFound()
       return { path, file: restored }
     },

@@ -41,7 +41,7 @@ t.test('METRICS_PORT serves Prometheus metrics on a listener of its own, which p
   t.equal(sample(text, 'stowage_auth_attempts_total', { method: 'api_key', result: 'refused' }), 1, 'a malformed key')
   t.equal(sample(text, 'stowage_auth_attempts_total', { method: 'none', result: 'refused' }), 1, 'a bearer that no method takes')
   t.equal(sample(text, 'stowage_readiness_check_up', { check: 'storage' }), 1)
-  t.ok(sample(text, 'stowage_store_operation_duration_seconds_count', { operation: 'write' }) >= 1)
+  t.ok(sample(text, 'stowage_store_operation_duration_seconds_count', { operation: 'publish' }) >= 1)
   t.ok(sample(text, 'stowage_database_query_duration_seconds_count', { operation: 'select' }) >= 2, 'the key lookups, direct or through Kysely')
   t.equal(sample(text, 'stowage_upload_memory_bytes', { state: 'held' }), 0, 'nothing held once the upload is done')
   t.ok(sample(text, 'stowage_process_resident_memory_bytes') > 0, 'the default process metrics')

@@ -75,16 +75,16 @@ t.test('an authenticated upload is one trace: the request span, and below it its
   const requestId = res.headers.get('x-request-id')!
 
   const spans = await collector.trace(traceId, (spans) =>
-    spans.some((span) => span.kind === SERVER) && spans.some((span) => span.name === 'store write') && spans.some((span) => span.name === 'SELECT'))
+    spans.some((span) => span.kind === SERVER) && spans.some((span) => span.name === 'store publish') && spans.some((span) => span.name === 'SELECT'))
   const request = spans.find((span) => span.kind === SERVER)!
   t.equal(request.name, 'PUT /api/raw/*', 'named by the route template')
   t.equal(request.parentSpanId, parentSpanId, 'a child of the caller\'s span (traceparent)')
   t.equal(request.serviceName, 'stowage-under-test', 'OTEL_SERVICE_NAME')
   t.match(request.attributes, { 'http.route': '/api/raw/*', 'http.request.method': 'PUT', 'http.response.status_code': 200, 'url.path': '/api/raw/notes/traced.txt', 'stowage.request_id': requestId })
 
-  const write = spans.find((span) => span.name === 'store write')!
+  const write = spans.find((span) => span.name === 'store publish')!
   t.equal(write.kind, CLIENT)
-  t.match(write.attributes, { 'peer.service': 's3', 'stowage.operation': 'write', 'stowage.outcome': 'ok' })
+  t.match(write.attributes, { 'peer.service': 's3', 'stowage.operation': 'publish', 'stowage.outcome': 'ok' })
   t.ok(descendsFrom(spans, write, request), 'the S3 write is inside the request')
   const lookup = spans.find((span) => span.name === 'SELECT')!
   t.match(lookup.attributes, { 'db.operation.name': 'SELECT', 'stowage.outcome': 'ok' })
@@ -216,7 +216,7 @@ t.test('mounted in a host app with `tracing: true`, Stowage\'s calls are spans u
   t.equal(res.statusCode, 200)
   const spans = exporter.getFinishedSpans()
   const request = spans.find((span) => span.name === 'request')!
-  const write = spans.find((span) => span.name === 'store write')!
+  const write = spans.find((span) => span.name === 'store publish')!
   t.ok(request && write, 'the host\'s request span and Stowage\'s store span')
   t.equal(write.spanContext().traceId, request.spanContext().traceId, 'in one trace')
   t.equal(write.attributes['peer.service'], 'file-system')

@@ -1,0 +1,235 @@
+import type { KeyLocks } from '../db/key-locks.js'
+import type { UsageChange } from '../db/usage.js'
+import { PreconditionFailedError } from '../errors.js'
+import { checkPreconditions, hasPreconditions } from './conditional.js'
+import type { Bytes, ObjectMeta, ObjectStore, Preconditions, StagedObject, StagedPosition, StagedState } from './object-store.js'
+
+/** Runs `publish` with no other publisher of the key (or of any of the keys: a move holds both) inside. */
+export type Exclusive = <T>(key: string | readonly string[], publish: () => Promise<T>) => Promise<T>
+
+/** For a store used alone: no other publisher to keep out. */
+export const directly: Exclusive = (_key, publish) => publish()
+
+/** Whose usage a key counts in, and as what; undefined for a key no one's usage holds. */
+export type AccountOf = (key: string) => { userId: string, counts: 'file' | 'trash' } | undefined
+
+/** A change published at a key: `before` is what stood there, `after` what stands now (undefined: nothing). */
+export interface PublishedChange {
+  key: string
+  before?: ObjectMeta
+  after?: ObjectMeta
+  /** A move's source, gone from there. */
+  from?: ObjectMeta
+}
+
+export interface PublishHooks {
+  /** Under the key's lock, before a publish replaces or removes `current`: where a replaced file is kept (versions). */
+  replacing? (current: ObjectMeta): Promise<void>
+  /** Once a change is published and counted, before its request is answered: where it is journaled. */
+  published? (change: PublishedChange): Promise<void>
+}
+
+export interface PublisherOptions {
+  store: ObjectStore
+  locks?: Exclusive | KeyLocks
+  accountOf?: AccountOf
+  /** Counts a change of usage (after the lock is let go: counts add up in any order). */
+  count?: (userId: string, change: UsageChange) => Promise<void>
+  hooks?: PublishHooks
+}
+
+/** How a publish is counted: into a write's reservation, and with what else it ends (an upload's room). */
+export interface Settlement {
+  reservation?: { settle (change: UsageChange): Promise<void> }
+  also?: UsageChange
+}
+
+export interface WriteOptions extends Settlement {
+  contentType: string
+  /** A body longer than this fails with PayloadTooLargeError, and nothing is published. */
+  maxBytes: number
+  preconditions?: Preconditions
+}
+
+export interface TransferOptions {
+  /** The source's: checked against the version copied or moved. */
+  sourcePreconditions?: Preconditions
+  /** The destination's, checked when the object is published there. */
+  preconditions?: Preconditions
+}
+
+const counted = (counts: 'file' | 'trash', before: ObjectMeta | undefined, after: ObjectMeta | undefined): UsageChange => {
+  const bytes = (after?.size ?? 0) - (before?.size ?? 0)
+  return counts === 'file' ? { fileBytes: bytes, fileCount: Number(Boolean(after)) - Number(Boolean(before)) } : { trashBytes: bytes }
+}
+
+const sum = (a: UsageChange, b: UsageChange = {}): UsageChange => {
+  const total: Record<string, number> = { ...a }
+  for (const [field, value] of Object.entries(b)) total[field] = (total[field] ?? 0) + (value ?? 0)
+  return total
+}
+
+/**
+ * The one way a file is published, for every route and front end: takes the key's lock, reads the
+ * key once, checks the preconditions, publishes what the store staged, keeps what it replaces
+ * (hooks), settles usage and journals the change (hooks). Stores only stage, publish, copy, rename
+ * and delete; they never lock nor compare. Unconditional writes of one key share a turn of its lock
+ * (KeyLocks.shared): the turn reads the key before its first publish and, with several members,
+ * after its last, and is counted once, into the reservation of the write that began it.
+ */
+export function createPublisher ({ store, locks = directly, accountOf = () => undefined, count = async () => {}, hooks = {} }: PublisherOptions) {
+  const shared = 'shared' in locks ? locks.shared : undefined
+
+  /** Counts the changes at `changes`' keys, per user, into the settlement's reservation or as they are. */
+  async function settle (changes: PublishedChange[], { reservation, also }: Settlement = {}) {
+    const perUser = new Map<string, UsageChange>()
+    for (const { key, before, after } of changes) {
+      const account = accountOf(key)
+      if (account) perUser.set(account.userId, sum(perUser.get(account.userId) ?? {}, counted(account.counts, before, after)))
+    }
+    const [first] = [...perUser.keys()]
+    if (first !== undefined && also) perUser.set(first, sum(perUser.get(first)!, also))
+    for (const [userId, change] of perUser) {
+      if (reservation && userId === first) await reservation.settle(change)
+      else await count(userId, change)
+    }
+  }
+
+  const replacing = async (current: ObjectMeta | undefined) => { if (current) await hooks.replacing?.(current) }
+
+  /** Publishes `staged` at `key` when the preconditions hold; `keepStaged`: a refusal or failure leaves it to publish again. */
+  async function publish (key: string, staged: StagedObject, { preconditions, keepStaged = false, ...settlement }: Settlement & { preconditions?: Preconditions, keepStaged?: boolean }) {
+    try {
+      if (!hasPreconditions(preconditions) && shared) return await publishShared(key, staged, settlement)
+      let before: ObjectMeta | undefined
+      const after = await locks(key, async () => {
+        before = await store.head(key)
+        checkPreconditions(before, preconditions)
+        await replacing(before)
+        return staged.publish(hasPreconditions(preconditions) ? { current: before } : undefined)
+      })
+      const change = { key, before, after }
+      await settle([change], settlement)
+      await hooks.published?.(change)
+      return after
+    } catch (error) {
+      if (!keepStaged) await staged.discard()
+      throw error
+    }
+  }
+
+  /** An unconditional publish, in a turn of others of the same key (see KeyLocks.shared). */
+  async function publishShared (key: string, staged: StagedObject, settlement: Settlement) {
+    let before: ObjectMeta | undefined
+    let after: ObjectMeta | undefined
+    let began = false
+    const stored = await shared!(key, () => staged.publish(), {
+      opening: async () => {
+        began = true
+        before = await store.head(key)
+        await replacing(before)
+      },
+      // One member: what it published stands; several: the store's order decided which.
+      closing: async (published, members) => { after = members === 1 && published.length === 1 ? published[0] : await store.head(key) },
+      closed: () => settle([{ key, before, after }], settlement)
+    })
+    // A member that joined a turn begun by another: only what else it ends is its own to count.
+    const account = accountOf(key)
+    if (!began && settlement.also && account) await count(account.userId, settlement.also)
+    await hooks.published?.({ key, before, after: stored })
+    return stored
+  }
+
+  return {
+    /** What stands at `key`, when these preconditions hold of it (412 otherwise): a refusal before a
+     *  body is read, or the version a copy will copy. The publish looks again under the lock. */
+    async look (key: string, preconditions?: Preconditions) {
+      const current = await store.head(key)
+      checkPreconditions(current, preconditions)
+      return current
+    },
+
+    /** Stores `body` at `key` whole or not at all: a body that fails, is cut off or is refused leaves the old object. */
+    async write (key: string, body: Bytes, { contentType, maxBytes, preconditions, ...settlement }: WriteOptions) {
+      const staged = await store.stage(key, body, { contentType, maxBytes })
+      return publish(key, staged, { preconditions, ...settlement })
+    },
+
+    /** Resolves with what it deleted, or undefined when there was nothing at `key`. */
+    async delete (key: string, preconditions?: Preconditions) {
+      let before: ObjectMeta | undefined
+      await locks(key, async () => {
+        before = await store.head(key)
+        checkPreconditions(before, preconditions)
+        if (before) await store.delete(key)
+      })
+      if (!before) return undefined
+      const change = { key, before }
+      await settle([change])
+      await hooks.published?.(change)
+      return before
+    },
+
+    /**
+     * A copy made by the store of `source` (the version the caller measured: a source changed since
+     * is 412, with no file published), published at `to` as a write is.
+     */
+    async copy (source: ObjectMeta, to: string, { preconditions, ...settlement }: Omit<TransferOptions, 'sourcePreconditions'> & Settlement = {}) {
+      const staged = await store.stageCopy(source, to)
+      if (!staged) return undefined
+      return publish(to, staged, { preconditions, ...settlement })
+    },
+
+    /** Moves the object at `from` to `to` under both keys' locks: it ends at `to` and `from` is gone,
+     *  or, on a failure, it is still at `from` (and perhaps also at `to`). */
+    async move (from: string, to: string, { sourcePreconditions, preconditions }: TransferOptions = {}) {
+      let changes: PublishedChange[] = []
+      const moved = await locks([from, to], async () => {
+        const source = await store.head(from)
+        checkPreconditions(source, sourcePreconditions)
+        if (!source) return undefined
+        const before = await store.head(to)
+        checkPreconditions(before, preconditions)
+        await replacing(before)
+        const after = await renamed(source, to)
+        if (!after) return undefined
+        changes = [{ key: from, before: source }, { key: to, before, after, from: source }]
+        return after
+      })
+      if (!moved) return undefined
+      await settle(changes)
+      await hooks.published?.(changes[1])
+      return moved
+    },
+
+    /** A user's file written in pieces (resumable uploads); undefined when the store cannot. */
+    staged: store.staged && {
+      begin: store.staged.begin,
+      append: (id: string, key: string, state: StagedState, body: Bytes, position: StagedPosition) => store.staged!.append(id, key, state, body, position),
+      /** Publishes the upload; a refusal or a failure leaves it as it was, to complete again or to discard. */
+      async complete (id: string, key: string, state: StagedState, { contentType, preconditions, ...settlement }: { contentType: string, preconditions?: Preconditions } & Settlement) {
+        return publish(key, await store.staged!.finish(id, key, state, contentType), { preconditions, keepStaged: true, ...settlement })
+      },
+      discard: store.staged.discard
+    }
+  }
+
+  /** `source` at `to`: renamed by the store, or copied and deleted (the caller holds both locks). */
+  async function renamed (source: ObjectMeta, to: string) {
+    if (store.rename) return store.rename(source, to)
+    const staged = await store.stageCopy(source, to)
+    if (!staged) return undefined
+    let after: ObjectMeta
+    try {
+      after = await staged.publish()
+    } catch (error) {
+      await staged.discard()
+      if (error instanceof PreconditionFailedError) throw new PreconditionFailedError('the file changed while it was moved')
+      throw error
+    }
+    await store.delete(source.key)
+    return after
+  }
+}
+
+export type Publisher = ReturnType<typeof createPublisher>
