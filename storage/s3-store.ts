@@ -168,13 +168,31 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     }
   }
 
-  /** One PutObject of a body already in memory. */
-  async function putWhole (key: string, body: Buffer, contentType: string, expected?: Expected): Promise<ObjectMeta> {
-    const answer = await client.send(new PutObjectCommand({
-      Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ContentType: contentType, ...storeConditions(expected)
-    }), deadline()).catch((error) => { throw storeRefusal(error) })
-    return { key, size: body.length, contentType, etag: answer.ETag ?? '""', lastModified: new Date() }
+  /**
+   * When the store stamped an object it published between `sent` and now, without asking it (a
+   * PutObject's answer has no Last-Modified): S3 keeps the time to the second, so a request within
+   * one second of this instance's clock was stamped with that second. Across the turn of a second
+   * (a request of a few milliseconds, now and then) a HEAD tells.
+   */
+  async function publishedAt (key: string, etag: string, sent: number): Promise<Date> {
+    const second = Math.floor(sent / 1000) * 1000
+    if (Date.now() - second < 1000) return new Date(second)
+    const current = await head(key)
+    return current?.etag === etag ? current.lastModified : new Date()
   }
+
+  /** Publishes by `send`, which answers the ETag of what it stored at `key`. */
+  async function published (key: string, size: number, contentType: string, send: () => Promise<string | undefined>): Promise<ObjectMeta> {
+    const sent = Date.now()
+    const etag = await send().catch((error) => { throw storeRefusal(error) }) ?? '""'
+    return { key, size, contentType, etag, lastModified: await publishedAt(key, etag, sent) }
+  }
+
+  /** One PutObject of a body already in memory. */
+  const putWhole = (key: string, body: Buffer, contentType: string, expected?: Expected) => published(key, body.length, contentType, async () =>
+    (await client.send(new PutObjectCommand({
+      Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ContentType: contentType, ...storeConditions(expected)
+    }), deadline())).ETag)
 
   async function abortUpload (key: string, uploadId: string) {
     await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }), deadline()).catch((abortError) => {
@@ -225,7 +243,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
   /** A multipart upload whose parts are all sent, published by CompleteMultipartUpload. */
   function multipartObject (key: string, uploadId: string, parts: CompletedPart[], size: number, contentType: string, abortOnDiscard = true): StagedObject {
     return {
-      publish: async (expected) => ({ key, size, contentType, etag: await multipart.complete(key, uploadId, parts, expected), lastModified: new Date() }),
+      publish: (expected) => published(key, size, contentType, () => multipart.complete(key, uploadId, parts, expected)),
       discard: async () => { if (abortOnDiscard) await abortUpload(key, uploadId) }
     }
   }
@@ -263,7 +281,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     complete: async (key: string, uploadId: string, parts: CompletedPart[], expected: Expected) =>
       (await client.send(new CompleteMultipartUploadCommand({
         Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...storeConditions(expected)
-      }), deadline()).catch((error) => { throw storeRefusal(error) })).ETag ?? '""'
+      }), deadline())).ETag
   }
 
   /** The parts of a body sent as a multipart upload, to complete when published. */

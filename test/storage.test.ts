@@ -180,6 +180,26 @@ for (const [name, create] of Object.entries(drivers)) {
       t.ok(bodies.some((body) => body.equals(stored)), 'one of them stands, whole')
     })
 
+    t.test('the publisher hands what a publish replaces to `replacing`, and each change to `published`', async (t) => {
+      const seen: string[] = []
+      const short = (key: string) => key.slice(base.length)
+      const hooked = published(driver, undefined, {
+        replacing: async (current) => { seen.push(`replacing ${short(current.key)} (${current.size})`) },
+        published: async ({ key, before, after, from }) => {
+          seen.push(`${short(key)}: ${before?.size ?? 'none'} -> ${after?.size ?? 'none'}${from ? ` from ${short(from.key)}` : ''}`)
+        }
+      })
+      const write = (key: string, text: string) => hooked.write(base + key, [Buffer.from(text)], { contentType: 'text/plain', maxBytes: 100 })
+      await write('hooked/a', '1')
+      const a = await write('hooked/a', '22')
+      await hooked.copy(a, base + 'hooked/b')
+      await hooked.move(base + 'hooked/b', base + 'hooked/a')
+      await hooked.delete(base + 'hooked/a')
+      t.same(seen, [
+        'hooked/a: none -> 1', 'replacing hooked/a (1)', 'hooked/a: 1 -> 2', 'hooked/b: none -> 2', 'replacing hooked/a (2)', 'hooked/a: 2 -> 2 from hooked/b', 'hooked/a: 2 -> none'
+      ])
+    })
+
     t.test('over maxBytes the write fails with 413 and the old object stays', async (t) => {
       const key = base + 'bounded.bin'
       await putBytes(store, key, Buffer.from('old'), 'application/octet-stream')

@@ -1,0 +1,72 @@
+import t from 'tap'
+import { createServer, request, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { startIdp } from './helpers/idp.js'
+import { startS3Server } from './helpers/s3.js'
+
+const idp = await startIdp()
+const s3 = await startS3Server()
+t.teardown(async () => { await idp.close(); await s3.close() })
+
+/** An HTTP proxy in front of s3rver that logs each request the service makes: `METHOD /bucket/key`. */
+async function startLoggingProxy (target: URL) {
+  const log: string[] = []
+  const proxy = createServer((incoming, answer) => {
+    log.push(`${incoming.method} ${decodeURIComponent(incoming.url!.split('?')[0])}`)
+    const upstream = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (reply: IncomingMessage) => {
+      answer.writeHead(reply.statusCode!, reply.headers)
+      reply.pipe(answer)
+    })
+    upstream.on('error', () => answer.destroy())
+    incoming.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => { proxy.closeAllConnections(); proxy.close(() => resolve()) }))
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, log }
+}
+
+const proxy = await startLoggingProxy(new URL(s3.endpoint))
+const { app, close } = await buildTestApp({ driver: 's3', s3: { ...s3, endpoint: proxy.url }, idp })
+t.teardown(close)
+const alice = bearer(idp.token({ sub: 'alice' }))
+const body = Buffer.alloc(64 * 1024, 'w')
+
+/**
+ * The requests to the store that one write of `path` made. A publish looks at the store's clock
+ * once more only when it crossed the turn of a second: the client's own timing tells when that
+ * may have happened.
+ */
+async function storeRequests (path: string, write: () => Promise<{ statusCode: number }>) {
+  const from = proxy.log.length
+  const started = Date.now()
+  const answered = await write()
+  const mayCrossASecond = Math.floor(started / 1000) !== Math.floor(Date.now() / 1000)
+  const requests = proxy.log.slice(from).filter((line) => line.endsWith(`/users/alice/files/${path}`))
+  return { status: answered.statusCode, requests, allowed: mayCrossASecond ? 3 : 2 }
+}
+
+const raw = (path: string, headers: Record<string, string> = {}) => () =>
+  app.inject({ method: 'PUT', url: `/api/raw/${path}`, headers: { ...alice, 'content-type': 'application/octet-stream', ...headers }, payload: body })
+
+t.test('a write on S3 makes at most two requests to the store: one look at the key and its PutObject, conditional or not', async (t) => {
+  const cases: Array<[string, string, () => Promise<{ statusCode: number }>]> = [
+    ['an unconditional raw PUT of a new path', 'new.bin', raw('new.bin')],
+    ['an unconditional raw PUT over a file', 'new.bin', raw('new.bin')],
+    ['a raw PUT with If-None-Match: *', 'created.bin', raw('created.bin', { 'if-none-match': '*' })],
+    ['a JSON PUT', 'form.txt', () => app.inject({ method: 'PUT', url: '/api/files/form.txt', headers: alice, payload: { content: body.toString('base64'), contentType: 'text/plain' } })]
+  ]
+  for (const [name, path, write] of cases) {
+    const { status, requests, allowed } = await storeRequests(path, write)
+    t.equal(status, 200, name)
+    t.ok(requests.length <= allowed, `${name}: ${requests.join(', ')}`)
+    t.equal(requests.filter((line) => line.startsWith('PUT ')).length, 1, `${name}: one PutObject`)
+  }
+  const { etag } = (await app.inject({ method: 'HEAD', url: '/api/raw/new.bin', headers: alice })).headers as { etag: string }
+  const { status, requests, allowed } = await storeRequests('new.bin', raw('new.bin', { 'if-match': etag }))
+  t.equal(status, 200)
+  t.ok(requests.length <= allowed, `a raw PUT with If-Match: ${requests.join(', ')}`)
+  const refused = await storeRequests('new.bin', raw('new.bin', { 'if-match': '"00000000000000000000000000000000"' }))
+  t.equal(refused.status, 412, 'a stale If-Match is refused')
+  t.same(refused.requests.map((line) => line.split(' ')[0]), ['HEAD'], 'after one look at the key, with nothing written')
+})
