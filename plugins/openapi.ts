@@ -24,7 +24,7 @@ function markOptionalBodies (document: Document) {
 }
 
 /** Must be registered before the routes it documents. */
-export const openapiPlugin = fp<OpenApiPluginOptions>(async (app, { version = '0.2.0', publicUrl }) => {
+export const openapiPlugin = fp<OpenApiPluginOptions>(async (app, { version = '0.3.0', publicUrl }) => {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.0.3',
