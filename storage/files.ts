@@ -1,4 +1,4 @@
-import { BadRequestError, ConflictError, NotFoundError, PreconditionFailedError } from '../errors.js'
+import { BadRequestError, ConflictError, InsufficientStorageError, NotFoundError, PreconditionFailedError } from '../errors.js'
 import type { KeyLocks } from '../db/key-locks.js'
 import type { TrashRepository } from '../db/trash.js'
 import type { Owner } from '../db/usage.js'
@@ -62,6 +62,9 @@ const described = (path: string, meta: ObjectMeta) => ({
   key: path, size: meta.size, contentType: meta.contentType, lastModified: meta.lastModified.toISOString(), etag: meta.etag
 })
 
+// A conditional write of a body up to this size is read before its preconditions are checked: its
+// key is looked at once, under the lock. A larger one is refused before it is read.
+const READ_BEFORE_LOOKING_BYTES = 1024 * 1024
 // A copy whose source changes while it is copied is made again, this many times at most.
 const COPY_ATTEMPTS = 3
 
@@ -191,10 +194,16 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
      *  length has no room (507); a body of unknown length is refused as soon as it passes the quota. */
     async write (owner: Owner, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions, length }: WriteRequest = {}) {
       const key = keyOf(owner.userId, path)
-      // A body the store holds in memory is refused after it arrives rather than looked at twice.
-      if (hasPreconditions(preconditions) && (length === undefined || length > store.writeBufferBytes)) await publisher.look(key, preconditions)
+      const conditional = hasPreconditions(preconditions)
+      // A small body is refused once it has arrived rather than looked at twice.
+      if (conditional && (length === undefined || length > READ_BEFORE_LOOKING_BYTES)) await publisher.look(key, preconditions)
       const stored = await withRoom(owner, length ?? 0, (reservation) =>
-        publisher.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, reservation }))
+        publisher.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, reservation })
+      ).catch(async (error) => {
+        // A write refused for its room and for its preconditions is told of the preconditions.
+        if (conditional && error instanceof InsufficientStorageError) await publisher.look(key, preconditions)
+        throw error
+      })
       return described(path, stored)
     },
 

@@ -97,33 +97,40 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
 
   const replacing = async (current: ObjectMeta | undefined) => { if (current) await hooks.replacing?.(current) }
 
-  /** Publishes `staged` at `key` when the preconditions hold; `keepStaged`: a refusal or failure leaves it to publish again. */
+  /** Publishes `staged` at `key` when the preconditions hold; unless `keepStaged`, what a refusal
+   *  or a failure left unpublished is discarded. */
   async function publish (key: string, staged: StagedObject, { preconditions, keepStaged = false, ...settlement }: Settlement & { preconditions?: Preconditions, keepStaged?: boolean }) {
+    let done = false
+    const publishStaged = async (expected?: { current: ObjectMeta | undefined }) => {
+      const stored = await staged.publish(expected)
+      done = true
+      return stored
+    }
     try {
-      if (!hasPreconditions(preconditions) && shared) return await publishShared(key, staged, settlement)
+      if (!hasPreconditions(preconditions) && shared) return await publishShared(key, publishStaged, settlement)
       let before: ObjectMeta | undefined
       const after = await locks(key, async () => {
         before = await store.head(key)
         checkPreconditions(before, preconditions)
         await replacing(before)
-        return staged.publish(hasPreconditions(preconditions) ? { current: before } : undefined)
+        return publishStaged(hasPreconditions(preconditions) ? { current: before } : undefined)
       })
       const change = { key, before, after }
       await settle([change], settlement)
       await hooks.published?.(change)
       return after
     } catch (error) {
-      if (!keepStaged) await staged.discard()
+      if (!keepStaged && !done) await staged.discard()
       throw error
     }
   }
 
   /** An unconditional publish, in a turn of others of the same key (see KeyLocks.shared). */
-  async function publishShared (key: string, staged: StagedObject, settlement: Settlement) {
+  async function publishShared (key: string, publishStaged: () => Promise<ObjectMeta>, settlement: Settlement) {
     let before: ObjectMeta | undefined
     let after: ObjectMeta | undefined
     let began = false
-    const stored = await shared!(key, () => staged.publish(), {
+    const stored = await shared!(key, publishStaged, {
       opening: async () => {
         began = true
         before = await store.head(key)
