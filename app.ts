@@ -123,6 +123,7 @@ export function stowageOptions (config: Config): StowageOptions {
       maxFileBytes: config.MAX_FILE_BYTES,
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
       trashRetentionDays: config.TRASH_RETENTION_DAYS,
+      versionRetentionDays: config.VERSION_RETENTION_DAYS,
       quotaBytes: config.QUOTA_BYTES
     },
     uploads: { memoryBytes: config.UPLOAD_MEMORY_BYTES, timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, expirySeconds: config.UPLOAD_EXPIRY_SECONDS },

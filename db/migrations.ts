@@ -164,6 +164,33 @@ migrations['2026-11-25-usage-and-failures'] = {
   }
 }
 
+migrations['2026-11-26-versions'] = {
+  async up (db: Kysely<any>) {
+    // A file's replaced content, kept at `object_key` (outside every user's prefix) and thinned by
+    // the age since `kept_at`; `claimed_until`: a sweep's claim, so that one instance removes it.
+    await db.schema
+      .createTable('versions')
+      .addColumn('id', 'varchar(32)', (col) => col.primaryKey())
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('path', 'text', (col) => col.notNull())
+      .addColumn('object_key', 'text', (col) => col.notNull())
+      .addColumn('size', 'bigint', (col) => col.notNull())
+      .addColumn('etag', 'varchar(200)', (col) => col.notNull())
+      .addColumn('content_type', 'varchar(255)', (col) => col.notNull())
+      .addColumn('last_modified', 'varchar(32)', (col) => col.notNull())
+      .addColumn('kept_at', 'varchar(32)', (col) => col.notNull())
+      .addColumn('claimed_until', 'varchar(32)')
+      .execute()
+    await db.schema.createIndex('versions_user_path_kept').on('versions').columns(['user_id', 'path', 'kept_at', 'id']).execute()
+    await db.schema.createIndex('versions_user_kept').on('versions').columns(['user_id', 'kept_at']).execute()
+    await db.schema.alterTable('storage_usage').addColumn('version_bytes', 'bigint', (col) => col.notNull().defaultTo(0)).execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.alterTable('storage_usage').dropColumn('version_bytes').execute()
+    await db.schema.dropTable('versions').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

@@ -63,11 +63,25 @@ export interface TrashTable {
 
 type Bigint = ColumnType<number | string, number, number>
 
+export interface VersionsTable {
+  id: string
+  user_id: string
+  path: string
+  object_key: string
+  size: Bigint
+  etag: string
+  content_type: string
+  last_modified: Timestamp
+  kept_at: Timestamp
+  claimed_until: ColumnType<Timestamp | null, Timestamp | undefined, Timestamp>
+}
+
 export interface UsageTable {
   user_id: string
   file_bytes: Bigint
   file_count: Bigint
   trash_bytes: Bigint
+  version_bytes: ColumnType<number | string, number | undefined, number>
   upload_bytes: Bigint
   reserved_bytes: Bigint
 }
@@ -96,6 +110,7 @@ export interface Database {
   uploads: UploadsTable
   settings: SettingsTable
   trash: TrashTable
+  versions: VersionsTable
   storage_usage: UsageTable
   quota_reservations: QuotaReservationsTable
   quotas: QuotasTable

@@ -5,11 +5,11 @@ import type { Database } from './types.js'
 export interface Owner { userId: string, orgId: string | null }
 
 /** What an event adds to a user's usage (negative: takes away). */
-export interface UsageChange { fileBytes?: number, fileCount?: number, trashBytes?: number, uploadBytes?: number }
+export interface UsageChange { fileBytes?: number, fileCount?: number, trashBytes?: number, versionBytes?: number, uploadBytes?: number }
 
-export interface Usage { fileBytes: number, fileCount: number, trashBytes: number, uploadBytes: number, reservedBytes: number }
+export interface Usage { fileBytes: number, fileCount: number, trashBytes: number, versionBytes: number, uploadBytes: number, reservedBytes: number }
 
-const NONE: Usage = { fileBytes: 0, fileCount: 0, trashBytes: 0, uploadBytes: 0, reservedBytes: 0 }
+const NONE: Usage = { fileBytes: 0, fileCount: 0, trashBytes: 0, versionBytes: 0, uploadBytes: 0, reservedBytes: 0 }
 // No quota: larger than any usage.
 const UNLIMITED = sql<number>`9223372036854775807`
 
@@ -28,13 +28,14 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
     (select bytes from quotas where subject = ${orgId === null ? null : orgSubject(orgId)}),
     cast(${defaultQuota} as bigint))`
 
-  async function change (trx: Kysely<Database>, userId: string, { fileBytes = 0, fileCount = 0, trashBytes = 0, uploadBytes = 0 }: UsageChange, released = 0) {
+  async function change (trx: Kysely<Database>, userId: string, { fileBytes = 0, fileCount = 0, trashBytes = 0, versionBytes = 0, uploadBytes = 0 }: UsageChange, released = 0) {
     await trx.insertInto('storage_usage')
-      .values({ user_id: userId, file_bytes: fileBytes, file_count: fileCount, trash_bytes: trashBytes, upload_bytes: uploadBytes, reserved_bytes: -released })
+      .values({ user_id: userId, file_bytes: fileBytes, file_count: fileCount, trash_bytes: trashBytes, version_bytes: versionBytes, upload_bytes: uploadBytes, reserved_bytes: -released })
       .onConflict((conflict) => conflict.column('user_id').doUpdateSet((eb) => ({
         file_bytes: eb('storage_usage.file_bytes', '+', eb.ref('excluded.file_bytes')),
         file_count: eb('storage_usage.file_count', '+', eb.ref('excluded.file_count')),
         trash_bytes: eb('storage_usage.trash_bytes', '+', eb.ref('excluded.trash_bytes')),
+        version_bytes: eb('storage_usage.version_bytes', '+', eb.ref('excluded.version_bytes')),
         upload_bytes: eb('storage_usage.upload_bytes', '+', eb.ref('excluded.upload_bytes')),
         reserved_bytes: eb('storage_usage.reserved_bytes', '+', eb.ref('excluded.reserved_bytes'))
       })))
@@ -45,7 +46,7 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
   async function claim (trx: Kysely<Database>, owner: Owner, column: 'reserved_bytes' | 'upload_bytes', bytes: number): Promise<boolean> {
     const attempt = () => sql`update storage_usage set ${sql.ref(column)} = ${sql.ref(column)} + ${bytes}
       where user_id = ${owner.userId}
-      and file_bytes + trash_bytes + upload_bytes + reserved_bytes + ${bytes} <= coalesce(${quotaOf(owner)}, ${UNLIMITED})`.execute(trx)
+      and file_bytes + trash_bytes + version_bytes + upload_bytes + reserved_bytes + ${bytes} <= coalesce(${quotaOf(owner)}, ${UNLIMITED})`.execute(trx)
     if (Number((await attempt()).numAffectedRows) > 0) return true
     // A user's first write: the row is made (or another writer made it meanwhile), then asked again.
     await trx.insertInto('storage_usage').values({ user_id: owner.userId, ...rowOf(NONE) })
@@ -124,12 +125,13 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
       return (await db.selectFrom('storage_usage').select('user_id').execute()).map((row) => row.user_id)
     },
 
-    /** What the database itself knows of a user's usage: the trash's items and the unfinished uploads. */
-    async recordedElsewhere (userId: string): Promise<{ trashBytes: number, uploadBytes: number }> {
+    /** What the database itself knows of a user's usage: the trash's items, the versions and the unfinished uploads. */
+    async recordedElsewhere (userId: string): Promise<{ trashBytes: number, versionBytes: number, uploadBytes: number }> {
       const trash = await db.selectFrom('trash').select((eb) => eb.fn.sum<number | string | null>('size').as('bytes')).where('user_id', '=', userId).executeTakeFirst()
+      const versions = await db.selectFrom('versions').select((eb) => eb.fn.sum<number | string | null>('size').as('bytes')).where('user_id', '=', userId).executeTakeFirst()
       const uploads = await db.selectFrom('uploads').select((eb) => eb.fn.sum<number | string | null>('size').as('bytes'))
         .where('user_id', '=', userId).where('etag', 'is', null).executeTakeFirst()
-      return { trashBytes: Number(trash?.bytes ?? 0), uploadBytes: Number(uploads?.bytes ?? 0) }
+      return { trashBytes: Number(trash?.bytes ?? 0), versionBytes: Number(versions?.bytes ?? 0), uploadBytes: Number(uploads?.bytes ?? 0) }
     },
 
     /** Every user's row, and the quotas set. */
@@ -155,15 +157,16 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
 
 export type UsageRepository = ReturnType<typeof createUsageRepository>
 
-function rowOf ({ fileBytes, fileCount, trashBytes, uploadBytes, reservedBytes }: Usage) {
-  return { file_bytes: fileBytes, file_count: fileCount, trash_bytes: trashBytes, upload_bytes: uploadBytes, reserved_bytes: reservedBytes }
+function rowOf ({ fileBytes, fileCount, trashBytes, versionBytes, uploadBytes, reservedBytes }: Usage) {
+  return { file_bytes: fileBytes, file_count: fileCount, trash_bytes: trashBytes, version_bytes: versionBytes, upload_bytes: uploadBytes, reserved_bytes: reservedBytes }
 }
 
-function usageOf (row: Record<'file_bytes' | 'file_count' | 'trash_bytes' | 'upload_bytes' | 'reserved_bytes', number | string>): Usage {
+function usageOf (row: Record<'file_bytes' | 'file_count' | 'trash_bytes' | 'version_bytes' | 'upload_bytes' | 'reserved_bytes', number | string>): Usage {
   return {
     fileBytes: Number(row.file_bytes),
     fileCount: Number(row.file_count),
     trashBytes: Number(row.trash_bytes),
+    versionBytes: Number(row.version_bytes),
     uploadBytes: Number(row.upload_bytes),
     reservedBytes: Number(row.reserved_bytes)
   }

@@ -38,6 +38,7 @@ export const openapiPlugin = fp<OpenApiPluginOptions>(async (app, { version = '0
       tags: [
         { name: 'files', description: 'Your files, under users/{userId}/<root>/' },
         { name: 'trash', description: 'Deleted files, kept TRASH_RETENTION_DAYS' },
+        { name: 'versions', description: 'Replaced files, kept VERSION_RETENTION_DAYS and thinned' },
         { name: 'auth', description: 'Token refresh and storage location' },
         { name: 'keys', description: 'API keys' },
         { name: 'health', description: 'Liveness and readiness' }

@@ -2,31 +2,37 @@ import fp from 'fastify-plugin'
 import { createKeyLocks } from '../db/key-locks.js'
 import { createTrashRepository } from '../db/trash.js'
 import { createUsageRepository } from '../db/usage.js'
+import { createVersionRepository } from '../db/versions.js'
 import { createFileService } from '../storage/files.js'
 import { asDependency } from '../storage/object-store.js'
 import { createQuotas } from '../storage/quotas.js'
 import { createStore, type StorageOptions } from '../storage/store.js'
 import {
-  DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS
+  DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, DEFAULT_VERSION_RETENTION_DAYS
 } from '../defaults.js'
 import { decorateStowage, stowageOf } from './decorators.js'
 import { sweepEvery } from './sweep.js'
 
 export type StoragePluginOptions = StorageOptions
 
+const DAY_MS = 86_400_000
+
 export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   const {
     bucket = DEFAULT_BUCKET, region = DEFAULT_REGION, root = DEFAULT_STORAGE_ROOT,
-    maxFileBytes = DEFAULT_MAX_FILE_BYTES, maxUploadBytes = DEFAULT_MAX_UPLOAD_BYTES, trashRetentionDays = DEFAULT_TRASH_RETENTION_DAYS
+    maxFileBytes = DEFAULT_MAX_FILE_BYTES, maxUploadBytes = DEFAULT_MAX_UPLOAD_BYTES, trashRetentionDays = DEFAULT_TRASH_RETENTION_DAYS,
+    versionRetentionDays = DEFAULT_VERSION_RETENTION_DAYS
   } = options
   const created = await createStore(options, maxUploadBytes, app.log)
   const store = asDependency(options.instrument ? options.instrument(created) : created)
   await store.open?.()
   const db = stowageOf(app).stowageDb
-  const retentionMs = Math.round(trashRetentionDays * 86_400_000)
+  const retentionMs = Math.round(trashRetentionDays * DAY_MS)
   const quotas = createQuotas(createUsageRepository(db, options.quotaBytes ?? null))
   const files = createFileService({
-    store, bucket, region, root, maxFileBytes, maxUploadBytes, locks: createKeyLocks(db), trash: { repository: createTrashRepository(db), retentionMs }, quotas
+    store, bucket, region, root, maxFileBytes, maxUploadBytes, locks: createKeyLocks(db), quotas,
+    trash: { repository: createTrashRepository(db), retentionMs },
+    versions: { repository: createVersionRepository(db), retentionMs: Math.round(versionRetentionDays * DAY_MS) }
   })
   decorateStowage(app, 'stowageFiles', files)
   decorateStowage(app, 'stowageQuotas', quotas)
@@ -34,5 +40,8 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   // Two instances purging one item both succeed.
   const { trash } = files
   if (trash) sweepEvery(app, { everyMs: Math.min(Math.max(retentionMs / 2, 1000), 3600_000), what: 'expired trash items', sweep: () => trash.sweep() })
+  // Each instance claims the versions it removes.
+  const { versions } = files
+  if (versions) sweepEvery(app, { everyMs: 10 * 60_000, what: 'thinned and expired versions', sweep: versions.sweep })
   app.addHook('onClose', async () => { await store.close?.() })
 }, { name: 'stowage-storage', fastify: '5.x', dependencies: ['stowage-db'] })

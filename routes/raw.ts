@@ -6,20 +6,13 @@ import { isNotModified, readConditions } from '../storage/conditional.js'
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FilePathParams, FileWritten, RangeHeaders, ReadHeaders, WriteHeaders } from '../schemas/files.js'
-import { describeRawUpload, DOCUMENTED, TRASH_ID_HEADERS, DOCUMENTED_HEAD, RAW_FILE_HEADERS } from '../schemas/openapi.js'
+import { describeRawUpload, DOCUMENTED, TRASH_ID_HEADERS, DOCUMENTED_HEAD, RAW_FILE_HEADERS, NOT_MODIFIED, rawFileAnswers } from '../schemas/openapi.js'
 import { deleteFile, ownerOf, receiveRawFile, sendRawHeaders, serveRawFile } from './file-answers.js'
 
 export interface RawRoutesOptions {
   /** Upload bytes held in memory across the process (shared with the JSON routes). */
   uploadMemory?: ByteBudget
 }
-
-const binary = (description: string) => ({
-  description,
-  headers: RAW_FILE_HEADERS,
-  content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } }
-})
-const notModified = { 304: { description: 'Your copy is current (If-None-Match / If-Modified-Since)', headers: RAW_FILE_HEADERS, type: 'null' } }
 
 /**
  * The file itself as the body, streamed both ways, beside the JSON routes: what a browser, curl, a
@@ -42,12 +35,7 @@ export const rawRoutes: FastifyPluginAsyncTypebox<RawRoutesOptions> = async (app
       security: CALLER_SECURITY,
       params: FilePathParams,
       headers: RangeHeaders,
-      response: {
-        200: binary('The file'),
-        206: { ...binary('The range asked for'), headers: { ...RAW_FILE_HEADERS, 'Content-Range': { type: 'string', description: '`bytes <first>-<last>/<size>`' } } },
-        ...notModified,
-        ...errorResponses(400, 404, 416, ...CALLER_REFUSALS)
-      }
+      response: { ...rawFileAnswers('The file'), ...errorResponses(400, 404, 416, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => serveRawFile(files, request, reply, request.userId, request.params['*']))
 
@@ -60,7 +48,7 @@ export const rawRoutes: FastifyPluginAsyncTypebox<RawRoutesOptions> = async (app
       security: CALLER_SECURITY,
       params: FilePathParams,
       headers: ReadHeaders,
-      response: { 200: { description: 'The file exists', headers: RAW_FILE_HEADERS, type: 'null' }, ...notModified, ...errorResponses(400, 404, ...CALLER_REFUSALS) }
+      response: { 200: { description: 'The file exists', headers: RAW_FILE_HEADERS, type: 'null' }, ...NOT_MODIFIED, ...errorResponses(400, 404, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => {
     const path = request.params['*']

@@ -46,6 +46,21 @@ export const RAW_FILE_HEADERS = {
 }
 
 /** describeRoute, plus the raw upload's body, which no parser reads (so Fastify must not validate it). */
+const binary = (description: string) => ({
+  description,
+  headers: RAW_FILE_HEADERS,
+  content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } }
+})
+
+export const NOT_MODIFIED = { 304: { description: 'Your copy is current (If-None-Match / If-Modified-Since)', headers: RAW_FILE_HEADERS, type: 'null' } }
+
+/** The answers of a raw download: the bytes, a range of them, or 304. */
+export const rawFileAnswers = (description: string) => ({
+  200: binary(description),
+  206: { ...binary('The range asked for'), headers: { ...RAW_FILE_HEADERS, 'Content-Range': { type: 'string', description: '`bytes <first>-<last>/<size>`' } } },
+  ...NOT_MODIFIED
+})
+
 export function describeRawUpload (route: Parameters<typeof describeRoute>[0]) {
   const described = describeRoute(route)
   return {

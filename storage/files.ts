@@ -1,6 +1,7 @@
 import { BadRequestError, ConflictError, InsufficientStorageError, NotFoundError, PreconditionFailedError } from '../errors.js'
 import type { KeyLocks } from '../db/key-locks.js'
 import type { TrashRepository } from '../db/trash.js'
+import type { VersionRepository } from '../db/versions.js'
 import type { Owner } from '../db/usage.js'
 import { hasPreconditions, isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
 import { pageEnd, type Bytes, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState } from './object-store.js'
@@ -10,6 +11,7 @@ import {
 import { createPublisher, directly, type AccountOf, type Exclusive } from './publisher.js'
 import type { Quotas, Reservation } from './quotas.js'
 import { createTrash, TRASH_PREFIX } from './trash.js'
+import { createVersions, VERSIONS_PREFIX } from './versions.js'
 
 export const PAGE_SIZE = 100
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
@@ -29,6 +31,8 @@ export interface FileServiceOptions {
   locks?: Exclusive | KeyLocks
   /** Where deleted files wait, and for how long; without it a delete is at once. */
   trash?: { repository: TrashRepository, retentionMs: number }
+  /** Where replaced files are kept, and for how long; without it (or with 0) nothing is kept. */
+  versions?: { repository: VersionRepository, retentionMs: number, now?: () => Date }
   /** Usage and quotas: writes and copies reserve their room, every change is counted. */
   quotas: Quotas
 }
@@ -68,25 +72,70 @@ const READ_BEFORE_LOOKING_BYTES = 1024 * 1024
 // A copy whose source changes while it is copied is made again, this many times at most.
 const COPY_ATTEMPTS = 3
 
-export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: kept, quotas }: FileServiceOptions) {
-  /** A user's files count as theirs, and so do the files in their trash. */
-  const accountOf: AccountOf = (key) => {
+export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: keptTrash, versions: keptVersions, quotas }: FileServiceOptions) {
+  /** The user and path of a key of a user's file (not of a folder's marker, which ends in `/`). */
+  const fileOf = (key: string) => {
     const [area, userId, folder] = key.split('/', 3)
-    if (area === 'users' && folder === root) return { userId, counts: 'file' }
+    return area === 'users' && folder === root && !key.endsWith('/') ? { userId, path: key.slice(`users/${userId}/${root}/`.length) } : undefined
+  }
+  /** A user's files count as theirs, and so do their trash and their versions. */
+  const accountOf: AccountOf = (key) => {
+    const file = fileOf(key)
+    if (file) return { userId: file.userId, counts: 'file' }
+    const [area, userId] = key.split('/', 2)
     if (`${area}/` === TRASH_PREFIX) return { userId, counts: 'trash' }
+    if (`${area}/` === VERSIONS_PREFIX) return { userId, counts: 'version' }
     return undefined
   }
-  const publisher = createPublisher({ store, locks, accountOf, count: quotas.change })
-  const trash = kept && createTrash({ store, publisher, ...kept })
+  const versions = keptVersions && keptVersions.retentionMs > 0 ? createVersions({ store, ...keptVersions, fileOf, count: quotas.change }) : undefined
+  const publisher = createPublisher({ store, locks, accountOf, count: quotas.change, hooks: versions?.hooks })
+  const trash = keptTrash && createTrash({ store, publisher, ...keptTrash })
 
-  /** Runs `write` with `bytes` of room reserved for `owner`: the publisher settles it into what was published; else it is released. */
+  /** What `claim` takes, once there is room: when there is none, the user's oldest versions go
+   *  first (when going would make enough), and only then is it 507. */
+  async function roomFor<T> (owner: Owner, bytes: number, claim: () => Promise<T>): Promise<T> {
+    for (;;) {
+      try {
+        return await claim()
+      } catch (error) {
+        if (!(error instanceof InsufficientStorageError) || !versions) throw error
+        const { missing, inVersions } = await quotas.shortfall(owner, bytes)
+        if (missing > inVersions || !await versions.free(owner.userId, missing)) throw error
+      }
+    }
+  }
+
+  /** Runs `write` with `bytes` of room reserved for `owner` (and more as its body grows): the
+   *  publisher settles it into what was published; else it is released. */
   async function withRoom<T> (owner: Owner, bytes: number, write: (reservation: Reservation) => Promise<T>): Promise<T> {
-    const reservation = await quotas.reserve(owner, bytes)
+    const reserved = await roomFor(owner, bytes, () => quotas.reserve(owner, bytes))
+    const reservation: Reservation = { ...reserved, grow: (more) => roomFor(owner, more, () => reserved.grow(more)) }
     try {
       return await write(reservation)
     } finally {
       await reservation.release()
     }
+  }
+
+  /** The object at `key`, or the range asked for, unless the conditions say the client's copy is
+   *  current (304); `as` is how it is described (a version's own time and type). */
+  async function readAt (key: string, notFound: () => Error, { range, ...conditions }: ReadConditions & { range?: RangeRequest }, as = <T extends ObjectMeta>(meta: T) => meta): Promise<FileRead> {
+    const needsCurrent = conditions.ifNoneMatch || conditions.ifModifiedSince || (range && conditions.ifRange !== undefined)
+    if (needsCurrent) {
+      const found = await store.head(key)
+      if (!found) throw notFound()
+      const current = as(found)
+      if (isNotModified(current, conditions)) return { notModified: true, file: current }
+      if (!rangeStillApplies(conditions.ifRange, current)) range = undefined
+    }
+    let file = await store.read(key, range)
+    // Changed since it was looked at: the client's range is of another version.
+    if (file?.range && !rangeStillApplies(conditions.ifRange, file)) {
+      file.body.destroy()
+      file = await store.read(key)
+    }
+    if (!file) throw notFound()
+    return { notModified: false, file: as(file) }
   }
 
   function userPrefix (userId: string): string {
@@ -171,24 +220,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     },
 
     /** The file, or the range asked for, unless the conditions say the client's copy is current (304). */
-    async read (userId: string, path: string, { range, ...conditions }: ReadConditions & { range?: RangeRequest } = {}): Promise<FileRead> {
-      const key = keyOf(userId, path)
-      const needsCurrent = conditions.ifNoneMatch || conditions.ifModifiedSince || (range && conditions.ifRange !== undefined)
-      if (needsCurrent) {
-        const current = await store.head(key)
-        if (!current) throw notFound(path)
-        if (isNotModified(current, conditions)) return { notModified: true, file: current }
-        if (!rangeStillApplies(conditions.ifRange, current)) range = undefined
-      }
-      let file = await store.read(key, range)
-      // Changed since it was looked at: the client's range is of another version.
-      if (file?.range && !rangeStillApplies(conditions.ifRange, file)) {
-        file.body.destroy()
-        file = await store.read(key)
-      }
-      if (!file) throw notFound(path)
-      return { notModified: false, file }
-    },
+    read: (userId: string, path: string, options: ReadConditions & { range?: RangeRequest } = {}) => readAt(keyOf(userId, path), () => notFound(path), options),
 
     /** Refused before the body is read when its preconditions already fail (412) or its declared
      *  length has no room (507); a body of unknown length is refused as soon as it passes the quota. */
@@ -237,6 +269,28 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         }
       : undefined,
 
+    /** Replaced files, kept as versions of their path; undefined when VERSION_RETENTION_DAYS is 0. */
+    versions: versions && {
+      list: (userId: string, path: string, continuationToken?: string) => versions.list(userId, checkFilePath(path), continuationToken),
+      /** A version's bytes, described as the file they were (its time and type), and that file's path. */
+      async read (userId: string, id: string, options: ReadConditions & { range?: RangeRequest } = {}) {
+        const { version } = await versions.find(userId, id)
+        const read = await readAt(version.objectKey, versions.notFound, options, (meta) => ({ ...meta, contentType: version.contentType, lastModified: version.lastModified }))
+        return { path: version.path, read }
+      },
+      /** Copies a version back to its path (or `to`): it becomes the file, and the file it replaces a version. */
+      async restore (owner: Owner, id: string, { to, ifMatch }: { to?: string, ifMatch?: string[] } = {}) {
+        const { version, object } = await versions.find(owner.userId, id)
+        const path = to ?? version.path
+        const key = keyOf(owner.userId, path)
+        const restored = await withRoom(owner, object.size, (reservation) => publisher.copy(object, key, { preconditions: { ifMatch }, reservation }))
+        if (!restored) throw versions.notFound()
+        return described(path, restored)
+      },
+      remove: versions.remove,
+      sweep: versions.sweep
+    },
+
     /** Throws 412 when a write of this file with these preconditions would already be refused. */
     checkWritable: async (userId: string, path: string, preconditions: Preconditions) => { await publisher.look(keyOf(userId, path), preconditions) },
 
@@ -245,6 +299,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
 
     /** A user's file written in pieces (resumable uploads); undefined when the store cannot. */
     staged: publisher.staged && {
+      /** A resumable upload's declared length, held until it is published or dropped (507 when there is no room). */
+      claim: (owner: Owner, bytes: number) => roomFor(owner, bytes, () => quotas.claimUpload(owner, bytes)),
       begin: (id: string, userId: string, path: string, contentType: string) => publisher.staged!.begin(id, keyOf(userId, path), contentType),
       append: (id: string, userId: string, path: string, state: StagedState, body: Bytes, position: StagedPosition) =>
         publisher.staged!.append(id, keyOf(userId, path), state, body, position),

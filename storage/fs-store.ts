@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Stats } from 'node:fs'
-import { constants, copyFile, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, utimes, writeFile, type FileHandle } from 'node:fs/promises'
+import { constants, copyFile, link, mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink, utimes, writeFile, type FileHandle } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -111,12 +111,21 @@ export function createFsStore (rootDir: string): ObjectStore {
     return { path, handle: made }
   }
 
-  /** A copy of the object at `key` in a temporary file (a reflink where the file system has them),
-   *  its ETag sealed in; undefined when there is no such object. */
+  /**
+   * The object at `key` in a temporary file, its ETag sealed in; undefined when there is no such
+   * object. A hard link, so that no byte is copied (objects are replaced by a rename, never written
+   * in place); a copy (a reflink where the file system has them) where links are not allowed.
+   */
   async function copyToTemporary (key: string) {
+    const source = locate(key).file
     let copied
+    let linked = true
     try {
-      copied = await temporary((path) => copyFile(locate(key).file, path, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE))
+      copied = await temporary((path) => link(source, path).catch((error) => {
+        if (!['EPERM', 'EXDEV', 'EMLINK', 'ENOTSUP'].includes(errorCode(error) ?? '')) throw error
+        linked = false
+        return copyFile(source, path, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE)
+      }))
     } catch (error) {
       if (isMissing(error)) return undefined
       throw error
@@ -130,7 +139,7 @@ export function createFsStore (rootDir: string): ObjectStore {
         etag = await bodyEtag(handle)
         if (hasEtagRoom(buffer)) await handle.write(etagBytes(etag), 0, ETAG_BYTES, ETAG_AT)
       }
-      return { path: copied.path, etag, size: size - HEADER_BYTES, contentType: contentTypeOf(buffer) }
+      return { path: copied.path, etag, size: size - HEADER_BYTES, contentType: contentTypeOf(buffer), linked }
     } catch (error) {
       await rm(copied.path, { force: true })
       throw error
@@ -169,14 +178,15 @@ export function createFsStore (rootDir: string): ObjectStore {
   }
 
   /** A complete temporary object, published at `key` by a rename. What it answers is what it
-   *  published, not read back. `owned`: discarding it removes the file (a resumable upload's is its own). */
-  function publishable (path: string, key: string, { etag, size, contentType }: { etag: string, size: number, contentType: string }, owned = true): StagedObject {
+   *  published, not read back. `owned`: discarding it removes the file (a resumable upload's is its
+   *  own). `linked`: it shares its file with another object, whose time it keeps. */
+  function publishable (path: string, key: string, { etag, size, contentType, linked }: { etag: string, size: number, contentType: string, linked?: Date }, owned = true): StagedObject {
     const { dir, file } = locate(key)
     return {
       async publish () {
         // Published now: an upload that began before another and ended after it is the newer.
-        const now = new Date()
-        await utimes(path, now, now)
+        const now = linked ?? new Date()
+        if (!linked) await utimes(path, now, now)
         if (!await publish(path, dir, file).catch((error) => { throw tooLong(error) })) throw new Error(`${path} vanished before it was published`)
         return { key, size, lastModified: now, contentType, etag }
       },
@@ -357,7 +367,7 @@ export function createFsStore (rootDir: string): ObjectStore {
         await rm(copied.path, { force: true })
         throw new PreconditionFailedError('the file changed while it was copied')
       }
-      return publishable(copied.path, to, copied)
+      return publishable(copied.path, to, { ...copied, linked: copied.linked ? source.lastModified : undefined })
     },
 
     async rename (source: ObjectMeta, to: string) {

@@ -11,7 +11,7 @@ export type Exclusive = <T>(key: string | readonly string[], publish: () => Prom
 export const directly: Exclusive = (_key, publish) => publish()
 
 /** Whose usage a key counts in, and as what; undefined for a key no one's usage holds. */
-export type AccountOf = (key: string) => { userId: string, counts: 'file' | 'trash' } | undefined
+export type AccountOf = (key: string) => { userId: string, counts: 'file' | 'trash' | 'version' } | undefined
 
 /** A change published at a key: `before` is what stood there, `after` what stands now (undefined: nothing). */
 export interface PublishedChange {
@@ -20,12 +20,15 @@ export interface PublishedChange {
   after?: ObjectMeta
   /** A move's source, gone from there. */
   from?: ObjectMeta
+  /** Where `before` was kept (a version), when it was. */
+  kept?: ObjectMeta
 }
 
 export interface PublishHooks {
-  /** Under the key's lock, before a publish replaces or removes `current`: where a replaced file is kept (versions). */
-  replacing? (current: ObjectMeta): Promise<void>
-  /** Once a change is published and counted, before its request is answered: where it is journaled. */
+  /** Under the key's lock, before a publish replaces `current`: keeps it elsewhere (a version), and
+   *  answers where, so that it is counted with the change. Store operations only: no database. */
+  keep? (current: ObjectMeta): Promise<ObjectMeta | undefined>
+  /** Once a change is published and counted, before its request is answered (versions' rows, the journal). */
   published? (change: PublishedChange): Promise<void>
 }
 
@@ -58,9 +61,10 @@ export interface TransferOptions {
   preconditions?: Preconditions
 }
 
-const counted = (counts: 'file' | 'trash', before: ObjectMeta | undefined, after: ObjectMeta | undefined): UsageChange => {
+const counted = (counts: 'file' | 'trash' | 'version', before: ObjectMeta | undefined, after: ObjectMeta | undefined): UsageChange => {
   const bytes = (after?.size ?? 0) - (before?.size ?? 0)
-  return counts === 'file' ? { fileBytes: bytes, fileCount: Number(Boolean(after)) - Number(Boolean(before)) } : { trashBytes: bytes }
+  if (counts === 'file') return { fileBytes: bytes, fileCount: Number(Boolean(after)) - Number(Boolean(before)) }
+  return counts === 'trash' ? { trashBytes: bytes } : { versionBytes: bytes }
 }
 
 const sum = (a: UsageChange, b: UsageChange = {}): UsageChange => {
@@ -80,10 +84,12 @@ const sum = (a: UsageChange, b: UsageChange = {}): UsageChange => {
 export function createPublisher ({ store, locks = directly, accountOf = () => undefined, count = async () => {}, hooks = {} }: PublisherOptions) {
   const shared = 'shared' in locks ? locks.shared : undefined
 
-  /** Counts the changes at `changes`' keys, per user, into the settlement's reservation or as they are. */
+  /** Counts the changes at `changes`' keys (and where they kept what they replaced), per user, into
+   *  the settlement's reservation or as they are. */
   async function settle (changes: PublishedChange[], { reservation, also }: Settlement = {}) {
     const perUser = new Map<string, UsageChange>()
-    for (const { key, before, after } of changes) {
+    const atKeys = changes.flatMap(({ key, before, after, kept }) => [{ key, before, after }, ...kept ? [{ key: kept.key, after: kept }] : []])
+    for (const { key, before, after } of atKeys) {
       const account = accountOf(key)
       if (account) perUser.set(account.userId, sum(perUser.get(account.userId) ?? {}, counted(account.counts, before, after)))
     }
@@ -95,7 +101,18 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
     }
   }
 
-  const replacing = async (current: ObjectMeta | undefined) => { if (current) await hooks.replacing?.(current) }
+  const keep = async (current: ObjectMeta | undefined) => current && hooks.keep ? await hooks.keep(current) : undefined
+
+  /** Runs `replace` once `current` is kept (hooks.keep); what was kept goes again when `replace` fails or finds nothing. */
+  async function keeping<T> (current: ObjectMeta | undefined, replace: () => Promise<T>): Promise<{ kept?: ObjectMeta, result: T }> {
+    const kept = await keep(current)
+    const result = await replace().catch(async (error) => {
+      if (kept) await store.delete(kept.key)
+      throw error
+    })
+    if (result === undefined && kept) await store.delete(kept.key)
+    return { kept: result === undefined ? undefined : kept, result }
+  }
 
   /** Publishes `staged` at `key` when the preconditions hold; unless `keepStaged`, what a refusal
    *  or a failure left unpublished is discarded. */
@@ -109,13 +126,12 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
     try {
       if (!hasPreconditions(preconditions) && shared) return await publishShared(key, publishStaged, settlement)
       let before: ObjectMeta | undefined
-      const after = await locks(key, async () => {
+      const { result: after, kept } = await locks(key, async () => {
         before = await store.head(key)
         checkPreconditions(before, preconditions)
-        await replacing(before)
-        return publishStaged(hasPreconditions(preconditions) ? { current: before } : undefined)
+        return keeping(before, () => publishStaged(hasPreconditions(preconditions) ? { current: before } : undefined))
       })
-      const change = { key, before, after }
+      const change = { key, before, after, kept }
       await settle([change], settlement)
       await hooks.published?.(change)
       return after
@@ -129,21 +145,22 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
   async function publishShared (key: string, publishStaged: () => Promise<ObjectMeta>, settlement: Settlement) {
     let before: ObjectMeta | undefined
     let after: ObjectMeta | undefined
+    let kept: ObjectMeta | undefined
     let began = false
     const stored = await shared!(key, publishStaged, {
       opening: async () => {
         began = true
         before = await store.head(key)
-        await replacing(before)
+        kept = await keep(before)
       },
       // One member: what it published stands; several: the store's order decided which.
       closing: async (published, members) => { after = members === 1 && published.length === 1 ? published[0] : await store.head(key) },
-      closed: () => settle([{ key, before, after }], settlement)
+      closed: () => settle([{ key, before, after, kept }], settlement)
     })
     // A member that joined a turn begun by another: only what else it ends is its own to count.
     const account = accountOf(key)
     if (!began && settlement.also && account) await count(account.userId, settlement.also)
-    await hooks.published?.({ key, before, after: stored })
+    await hooks.published?.({ key, before, after: stored, kept })
     return stored
   }
 
@@ -197,10 +214,9 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
         if (!source) return undefined
         const before = await store.head(to)
         checkPreconditions(before, preconditions)
-        await replacing(before)
-        const after = await renamed(source, to)
+        const { result: after, kept } = await keeping(before, () => renamed(source, to))
         if (!after) return undefined
-        changes = [{ key: from, before: source }, { key: to, before, after, from: source }]
+        changes = [{ key: from, before: source }, { key: to, before, after, from: source, kept }]
         return after
       })
       if (!moved) return undefined

@@ -8,6 +8,9 @@ const RESERVATION_TTL_MS = 10 * 60_000
 // A body of unknown length claims room in steps of at least this, then exactly what it needs.
 const GROWTH_STEP = 1024 * 1024
 
+/** What counts against a quota: everything stored, and the room held by writes in flight. */
+const inUse = (usage: Usage) => usage.fileBytes + usage.trashBytes + usage.versionBytes + usage.uploadBytes + usage.reservedBytes
+
 /** Room held for one write: grown while its body arrives, then settled into what it stored, or released. */
 export interface Reservation {
   grow (bytes: number): Promise<void>
@@ -24,8 +27,8 @@ export interface Reservation {
 export function createQuotas (repository: UsageRepository) {
   async function overQuota (owner: Owner, bytes: number) {
     const { usage, quotaBytes } = await repository.read(owner)
-    const used = usage.fileBytes + usage.trashBytes + usage.uploadBytes + usage.reservedBytes
-    return new InsufficientStorageError(`over your storage quota: ${used} of ${quotaBytes} bytes in use (trash and unfinished uploads included), and this needs ${bytes} more; delete files or empty the trash`)
+    const used = inUse(usage)
+    return new InsufficientStorageError(`over your storage quota: ${used} of ${quotaBytes} bytes in use (trash, versions and unfinished uploads included), and this needs ${bytes} more; delete files or empty the trash`)
   }
 
   async function reserve (owner: Owner, bytes: number): Promise<Reservation> {
@@ -82,14 +85,22 @@ export function createQuotas (repository: UsageRepository) {
 
     change: repository.change,
 
+    /** How many bytes `owner` lacks to take `bytes` more (at least 1: asked when a claim failed),
+     *  and how many of those in use are versions, which may go to make room. */
+    async shortfall (owner: Owner, bytes: number): Promise<{ missing: number, inVersions: number }> {
+      const { usage, quotaBytes } = await repository.read(owner)
+      return { missing: Math.max(1, inUse(usage) + bytes - (quotaBytes ?? Infinity)), inVersions: usage.versionBytes }
+    },
+
     /** What GET /api/usage answers. */
     async usage (owner: Owner) {
       const { usage, quotaBytes } = await repository.read(owner)
       return {
-        usedBytes: usage.fileBytes + usage.trashBytes + usage.uploadBytes,
+        usedBytes: usage.fileBytes + usage.trashBytes + usage.versionBytes + usage.uploadBytes,
         quotaBytes,
         fileBytes: usage.fileBytes,
         trashBytes: usage.trashBytes,
+        versionBytes: usage.versionBytes,
         uploadBytes: usage.uploadBytes,
         fileCount: usage.fileCount
       }

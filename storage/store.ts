@@ -27,6 +27,8 @@ export interface StorageOptions {
   maxUploadBytes?: number
   /** How long a deleted file waits in the trash (30 days by default); 0: deletes are at once. */
   trashRetentionDays?: number
+  /** How long a replaced file is kept as a version (30 days by default, thinned); 0: nothing is kept. */
+  versionRetentionDays?: number
   /** Bytes each user may store (files, trash, unfinished uploads), unless `stowage admin set-quota`
    *  gave the user or the organization another; none by default. */
   quotaBytes?: number

@@ -29,7 +29,7 @@ export class StagedUploadStore extends DataStore {
     private readonly uploads: UploadRepository,
     private readonly files: StagedFiles,
     private readonly expiryMs: number,
-    private readonly quotas: Pick<Quotas, 'claimUpload' | 'change'>
+    private readonly quotas: Pick<Quotas, 'change'>
   ) {
     super()
     this.extensions = ['creation', 'creation-with-upload', 'termination', 'expiration']
@@ -65,7 +65,7 @@ export class StagedUploadStore extends DataStore {
     const { userId, orgId, path, contentType, preconditions } = destination
     const createdAt = new Date()
     // Its declared length counts against the quota until it is published or dropped: 507 before a byte.
-    await this.quotas.claimUpload({ userId, orgId }, upload.size)
+    await this.files.claim({ userId, orgId }, upload.size)
     try {
       const state = await this.files.begin(upload.id, userId, path, contentType)
       await this.uploads.create({

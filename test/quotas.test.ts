@@ -20,7 +20,7 @@ const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
 const s3 = await startS3Server()
 t.teardown(() => s3.close())
 
-interface Usage { usedBytes: number, quotaBytes: number | null, fileBytes: number, trashBytes: number, uploadBytes: number, fileCount: number }
+interface Usage { usedBytes: number, quotaBytes: number | null, fileBytes: number, trashBytes: number, versionBytes: number, uploadBytes: number, fileCount: number }
 
 async function admin (argv: string[], env: Record<string, string>) {
   let stdout = ''
@@ -82,7 +82,7 @@ t.test(`quota 10 MiB, ${onPostgres ? 'two instances on PostgreSQL' : 'one instan
   t.equal(statuses.filter((status) => status === 507).length, 10, 'the others were 507')
 
   const usage = await (await fetch(`${servers[0].url}/api/usage`, { headers: auth })).json() as Usage
-  t.same(usage, { usedBytes: 10 * MIB, quotaBytes: 10 * MIB, fileBytes: 10 * MIB, trashBytes: 0, uploadBytes: 0, fileCount: 10 })
+  t.same(usage, { usedBytes: 10 * MIB, quotaBytes: 10 * MIB, fileBytes: 10 * MIB, trashBytes: 0, versionBytes: 0, uploadBytes: 0, fileCount: 10 })
   const listed = await (await fetch(`${servers[0].url}/api/files?prefix=photos/`, { headers: auth })).json() as { files: Array<{ key: string, size: number }> }
   t.equal(listed.files.length, 10, 'ten files stored')
   for (const file of listed.files) {
@@ -150,21 +150,23 @@ async function quotaApp (t: Test, driver: 'fs' | 's3', env: Record<string, strin
 }
 
 for (const driver of ['fs', 's3'] as const) {
-  t.test(`${driver}: an overwrite settles the difference, the trash keeps its bytes until purged, a copy over the quota is 507, and a recount agrees`, async (t) => {
+  t.test(`${driver}: an overwrite settles the difference and keeps the old as a version, the trash keeps its bytes until purged, versions make room, a copy over the quota is 507, and a recount agrees`, async (t) => {
     const user = await quotaApp(t, driver)
-    t.same(await user.usage(), { usedBytes: 0, quotaBytes: 1000, fileBytes: 0, trashBytes: 0, uploadBytes: 0, fileCount: 0 }, 'nothing stored yet')
+    t.same(await user.usage(), { usedBytes: 0, quotaBytes: 1000, fileBytes: 0, trashBytes: 0, versionBytes: 0, uploadBytes: 0, fileCount: 0 }, 'nothing stored yet')
     t.equal((await user.put('a.txt', Buffer.alloc(400))).statusCode, 200)
     t.equal((await user.put('a.txt', Buffer.alloc(300))).statusCode, 200)
-    t.match(await user.usage(), { usedBytes: 300, fileBytes: 300, fileCount: 1 }, 'an overwrite counts new minus old')
+    t.match(await user.usage(), { usedBytes: 700, fileBytes: 300, versionBytes: 400, fileCount: 1 }, 'an overwrite counts new minus old, and the old as a version')
 
     const tooLarge = await user.put('b.txt', Buffer.alloc(701))
-    t.equal(tooLarge.statusCode, 507, 'one byte past the quota')
-    t.match(tooLarge.json(), { error: /300 of 1000 bytes in use.*701 more/ })
+    t.equal(tooLarge.statusCode, 507, 'past the quota even without the version')
+    t.match(tooLarge.json(), { error: /700 of 1000 bytes in use.*701 more/ })
+    t.match(await user.usage(), { versionBytes: 400 }, 'a version that would not make room enough is kept')
     t.equal((await user.read('b.txt')).statusCode, 404, 'nothing of it stored')
     const json = await user.app.inject({ method: 'PUT', url: '/api/files/b.txt', headers: user.headers, payload: { content: Buffer.alloc(701).toString('base64') } })
     t.equal(json.statusCode, 507, 'the JSON form too')
 
-    t.equal((await user.put('docs/b.txt', Buffer.alloc(500))).statusCode, 200)
+    t.equal((await user.put('docs/b.txt', Buffer.alloc(500))).statusCode, 200, 'room made by the oldest version')
+    t.match(await user.usage(), { usedBytes: 800, fileBytes: 800, versionBytes: 0 })
     const copy = await user.app.inject({ method: 'POST', url: '/api/copies', headers: user.headers, payload: { from: 'docs/b.txt', to: 'c.txt' } })
     t.equal(copy.statusCode, 507, 'a copy needs room for the source\'s size')
     t.equal((await user.read('c.txt')).statusCode, 404)
@@ -173,18 +175,18 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal((await user.read('backup/b.txt')).statusCode, 404)
     const moved = await user.app.inject({ method: 'POST', url: '/api/moves', headers: user.headers, payload: { from: 'docs/b.txt', to: 'a.txt' } })
     t.equal(moved.statusCode, 200, 'a move needs no room')
-    t.match(await user.usage(), { usedBytes: 500, fileBytes: 500, fileCount: 1 }, 'the file a move replaced is no longer counted')
+    t.match(await user.usage(), { usedBytes: 800, fileBytes: 500, versionBytes: 300, fileCount: 1 }, 'the file a move replaced counts as a version')
 
     const deleted = await user.app.inject({ method: 'DELETE', url: '/api/raw/a.txt', headers: user.headers })
     t.equal(deleted.statusCode, 204)
-    t.match(await user.usage(), { usedBytes: 500, fileBytes: 0, trashBytes: 500, fileCount: 0 }, 'a deleted file still counts, in the trash')
+    t.match(await user.usage(), { usedBytes: 800, fileBytes: 0, trashBytes: 500, versionBytes: 300, fileCount: 0 }, 'a deleted file still counts, in the trash')
     t.equal((await user.put('d.txt', Buffer.alloc(600))).statusCode, 507, 'the trash takes room')
     const trashId = deleted.headers['stowage-trash-id'] as string
     t.equal((await user.app.inject({ method: 'POST', url: `/api/trash/${trashId}/restore`, headers: user.headers })).statusCode, 200)
-    t.match(await user.usage(), { usedBytes: 500, fileBytes: 500, trashBytes: 0, fileCount: 1 }, 'a restore moves it back')
+    t.match(await user.usage(), { usedBytes: 800, fileBytes: 500, trashBytes: 0, fileCount: 1 }, 'a restore moves it back')
     await user.app.inject({ method: 'DELETE', url: '/api/raw/a.txt', headers: user.headers })
     t.equal((await user.app.inject({ method: 'DELETE', url: '/api/trash', headers: user.headers })).statusCode, 204)
-    t.match(await user.usage(), { usedBytes: 0, trashBytes: 0 }, 'purged: the room is back')
+    t.match(await user.usage(), { usedBytes: 300, trashBytes: 0, versionBytes: 300 }, 'purged: the room is back')
     t.equal((await user.put('d.txt', Buffer.alloc(600))).statusCode, 200)
     t.equal((await user.put('e.txt', Buffer.alloc(0))).statusCode, 200, 'an empty file fits anywhere')
 
@@ -192,7 +194,7 @@ for (const driver of ['fs', 's3'] as const) {
     const { storage } = stowageOptions(user.config)
     const store = await createStore({ driver, ...storage }, user.config.MAX_UPLOAD_BYTES)
     const counted = await recountUsage(store, user.config.STORAGE_ROOT, createUsageRepository(user.app.stowageDb, 1000))
-    t.match(counted.find((entry) => entry.userId === user.userId), { fileBytes: tracked.fileBytes, fileCount: tracked.fileCount, trashBytes: tracked.trashBytes, uploadBytes: tracked.uploadBytes })
+    t.match(counted.find((entry) => entry.userId === user.userId), { fileBytes: tracked.fileBytes, fileCount: tracked.fileCount, trashBytes: tracked.trashBytes, versionBytes: tracked.versionBytes, uploadBytes: tracked.uploadBytes })
     t.same(await user.usage(), tracked, 'the recount equals the tracked usage')
   })
 
@@ -230,6 +232,8 @@ for (const driver of ['fs', 's3'] as const) {
     const standing = bodies.findIndex((body) => body.equals(stored))
     t.ok(standing >= 0 && answers[standing].status === 200, `one answered writer's body stands, whole (${standing}, ${stored.length} bytes: ${stored.subarray(0, 20).toString('hex')})`)
     t.match(await user.usage(), { fileBytes: stored.length, fileCount: 1, uploadBytes: 0 }, 'counted once')
+    const versions = (await user.app.inject({ url: '/api/versions?path=one.txt', headers: user.headers })).json() as { versions: Array<{ size: number }> }
+    t.equal((await user.usage()).versionBytes, versions.versions.reduce((bytes, version) => bytes + version.size, 0), 'each version kept counted once')
     const { reservedBytes } = (await createUsageRepository(user.app.stowageDb, null).read({ userId: user.userId, orgId: null })).usage
     t.equal(reservedBytes, 0, 'no reservation is left')
   })
@@ -249,7 +253,7 @@ for (const driver of ['fs', 's3'] as const) {
     t.match(await user.usage(), { usedBytes: 1000, fileBytes: 1000, fileCount: 1 }, 'its room was given back')
     const fits = await putChunked(`http://127.0.0.1:${port}/api/raw/report.pdf`, user.headers, chunks.slice(0, 16))
     t.equal(fits.status, 200, 'a chunked upload that fits lands')
-    t.match(await user.usage(), { usedBytes: MIB, fileCount: 1 })
+    t.match(await user.usage(), { usedBytes: MIB + 1000, fileBytes: MIB, versionBytes: 1000, fileCount: 1 }, 'the old file a version')
   })
 
   t.test(`${driver}: a resumable upload holds its declared length until it is published; one over the quota is 507 at creation`, async (t) => {

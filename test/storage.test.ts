@@ -180,11 +180,14 @@ for (const [name, create] of Object.entries(drivers)) {
       t.ok(bodies.some((body) => body.equals(stored)), 'one of them stands, whole')
     })
 
-    t.test('the publisher hands what a publish replaces to `replacing`, and each change to `published`', async (t) => {
+    t.test('the publisher hands what a publish replaces to `keep`, and each change to `published`', async (t) => {
       const seen: string[] = []
       const short = (key: string) => key.slice(base.length)
       const hooked = published(driver, undefined, {
-        replacing: async (current) => { seen.push(`replacing ${short(current.key)} (${current.size})`) },
+        keep: async (current) => {
+          seen.push(`replacing ${short(current.key)} (${current.size})`)
+          return undefined
+        },
         published: async ({ key, before, after, from }) => {
           seen.push(`${short(key)}: ${before?.size ?? 'none'} -> ${after?.size ?? 'none'}${from ? ` from ${short(from.key)}` : ''}`)
         }

@@ -1,0 +1,144 @@
+import { randomBytes } from 'node:crypto'
+import type { UsageChange } from '../db/usage.js'
+import type { Version, VersionCursor, VersionRepository } from '../db/versions.js'
+import { BadRequestError, NotFoundError } from '../errors.js'
+import { inGroups } from '../limits.js'
+import type { ObjectMeta, ObjectStore } from './object-store.js'
+import type { PublishedChange } from './publisher.js'
+import { thinned } from './version-schedule.js'
+
+// Outside every `users/` prefix: listings and the refreshed credentials never reach a version.
+export const VERSIONS_PREFIX = 'stowage-versions/'
+const PAGE_SIZE = 100
+// A sweep's or a reclaim's hold on a version it removes, so that no other instance removes it too.
+const CLAIM_MS = 60_000
+// Paths thinned per page of a sweep, and versions removed at once.
+const PATHS_PER_PAGE = 100
+const REMOVED_TOGETHER = 8
+
+export interface VersionsOptions {
+  store: ObjectStore
+  repository: VersionRepository
+  /** How long a replaced file is kept; 0: nothing is kept. */
+  retentionMs: number
+  /** The user and path of a key of a user's file; undefined for any other key (and a folder's marker). */
+  fileOf: (key: string) => { userId: string, path: string } | undefined
+  /** Counts what a removal frees (a version kept is counted by the publish that replaced it). */
+  count: (userId: string, change: UsageChange) => Promise<void>
+  now?: () => Date
+}
+
+const encodeCursor = ({ keptAt, id }: VersionCursor) => Buffer.from(`${keptAt} ${id}`).toString('base64url')
+
+function decodeCursor (token: string): VersionCursor {
+  const [keptAt, id] = Buffer.from(token, 'base64url').toString().split(' ')
+  if (!id || Number.isNaN(Date.parse(keptAt))) throw new BadRequestError('continuationToken is not one this service gave')
+  return { keptAt, id }
+}
+
+const described = ({ id, size, etag, contentType, lastModified }: Version) => ({ id, size, etag, contentType, lastModified: lastModified.toISOString() })
+
+/**
+ * Replaced files, kept as versions of their path: when a publish is about to replace a user's file,
+ * the store copies it under VERSIONS_PREFIX (S3: CopyObject; fs: a hard link), and once published a
+ * row records it. Versions are thinned on a schedule (version-schedule.ts) and removed past the
+ * retention, by a sweep that claims each version it removes; when a write needs room, the user's
+ * oldest go first.
+ */
+export function createVersions ({ store, repository, retentionMs, fileOf, count, now = () => new Date() }: VersionsOptions) {
+  const notFound = () => new NotFoundError('no such version of your files')
+
+  /** Removes a version once, whoever else tries: true when this call removed it. */
+  async function remove (version: Version): Promise<boolean> {
+    const at = now()
+    if (!await repository.claim(version.id, at, new Date(at.getTime() + CLAIM_MS))) return false
+    await store.delete(version.objectKey)
+    if (!await repository.remove(version.id)) return false
+    await count(version.userId, { versionBytes: -version.size })
+    return true
+  }
+
+  return {
+    notFound,
+
+    /** The publisher's hooks: a user's file about to be replaced is copied aside, and recorded once replaced. */
+    hooks: {
+      async keep (current: ObjectMeta): Promise<ObjectMeta | undefined> {
+        const file = fileOf(current.key)
+        if (!file) return undefined
+        const staged = await store.stageCopy(current, `${VERSIONS_PREFIX}${file.userId}/${randomBytes(16).toString('hex')}`)
+        return staged?.publish()
+      },
+      async published ({ key, before, kept }: PublishedChange) {
+        const file = fileOf(key)
+        if (!kept || !before || !file) return
+        await repository.add({
+          id: kept.key.slice(kept.key.lastIndexOf('/') + 1),
+          userId: file.userId,
+          path: file.path,
+          objectKey: kept.key,
+          size: kept.size,
+          etag: kept.etag,
+          contentType: before.contentType,
+          lastModified: before.lastModified,
+          keptAt: now()
+        })
+      }
+    },
+
+    async list (userId: string, path: string, continuationToken?: string) {
+      const page = await repository.page(userId, path, PAGE_SIZE, continuationToken === undefined ? undefined : decodeCursor(continuationToken))
+      const shown = page.slice(0, PAGE_SIZE)
+      const last = shown.at(-1)
+      return page.length > PAGE_SIZE && last
+        ? { versions: shown.map(described), isTruncated: true, continuationToken: encodeCursor({ keptAt: last.keptAt.toISOString(), id: last.id }) }
+        : { versions: shown.map(described), isTruncated: false }
+    },
+
+    /** A version of one of the user's files, as the store holds it; 404 for another user's. */
+    async find (userId: string, id: string): Promise<{ version: Version, object: ObjectMeta }> {
+      const version = await repository.find(userId, id)
+      const object = version && await store.head(version.objectKey)
+      if (!version || !object) throw notFound()
+      return { version, object: { ...object, contentType: version.contentType, lastModified: version.lastModified } }
+    },
+
+    async remove (userId: string, id: string) {
+      const version = await repository.find(userId, id)
+      if (!version || !await remove(version)) throw notFound()
+    },
+
+    /** Removes the user's oldest versions, one by one, until `bytes` are freed or none is left: true when any was. */
+    async free (userId: string, bytes: number): Promise<boolean> {
+      let freed = 0
+      for (;;) {
+        let removing = false
+        for (const version of await repository.oldest(userId, REMOVED_TOGETHER)) {
+          if (freed >= bytes) break
+          if (!await remove(version)) continue
+          freed += version.size
+          removing = true
+        }
+        if (!removing || freed >= bytes) return freed > 0
+      }
+    },
+
+    /** Thins every path's versions on the schedule and removes those past the retention; resolves with how many went. */
+    async sweep (): Promise<number> {
+      const at = now()
+      let removed = 0
+      let after: { userId: string, path: string } | undefined
+      for (;;) {
+        const paths = await repository.pathsToThin(new Date(at.getTime() - retentionMs), PATHS_PER_PAGE, after)
+        for (const { userId, path } of paths) {
+          const dropped = thinned(await repository.ofPath(userId, path), at, retentionMs)
+          await inGroups(dropped, REMOVED_TOGETHER, async (version) => { if (await remove(version)) removed++ })
+        }
+        if (paths.length < PATHS_PER_PAGE) return removed
+        after = paths.at(-1)
+      }
+    }
+  }
+}
+
+export type Versions = ReturnType<typeof createVersions>
