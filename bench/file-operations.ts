@@ -36,6 +36,16 @@ export async function copyAndMove (target: StreamingTarget, mib: number) {
   return { copy, move }
 }
 
+/** Bytes in and out of the service while a file of `mib` MiB is overwritten by one byte, with versions
+ *  on: keeping the replaced file as a version must not pass its bytes through the service. */
+export async function keepingAVersion (target: StreamingTarget, mib: number) {
+  await upload(target, 'bench/versions/large.bin', mib)
+  const before = await bytesThrough(target.pid)
+  const answer = await fetch(`http://127.0.0.1:${target.port}/api/raw/bench/versions/large.bin`, { method: 'PUT', headers: target.headers, body: 'x' })
+  if (answer.status !== 200) throw new Error(`overwrite: ${answer.status}`)
+  return (await bytesThrough(target.pid)) - before
+}
+
 /** MB/s of a zip of `files` files of `mibEach` MiB, and of one raw GET of a file of all their bytes. */
 export async function zipAgainstRaw (target: StreamingTarget, files: number, mibEach: number) {
   for (let i = 0; i < files; i++) await upload(target, `bench/zip/${String(i).padStart(3, '0')}.bin`, mibEach)

@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks'
 import { generateApiKey } from '../keys/api-key.js'
 import { measureAttack, measureColdBurst } from './attack.js'
 import { measureFsListing, measureOneLevelPages } from './fs-listing.js'
-import { copyAndMove, zipAgainstRaw } from './file-operations.js'
+import { copyAndMove, keepingAVersion, zipAgainstRaw } from './file-operations.js'
 import { measureKeyVerification } from './key-verification.js'
 import { atLeast, atMost, createBudgets } from './budgets.js'
 import { compareThroughput, transferGrowth, tusAgainstRaw, type StreamingTarget } from './streaming.js'
@@ -167,8 +167,10 @@ async function main () {
       JWT_AUDIENCE: TEST_AUDIENCE,
       // The load generator sends every request, failing ones included, from one address.
       AUTH_FAILURES_PER_ADDRESS: '1000000000',
-      // The measures delete what they made: straight away, not into a trash of gigabytes.
+      // The measures delete and overwrite what they made: straight away, not into a trash or
+      // versions of gigabytes (the versions measures turn them on).
       TRASH_RETENTION_DAYS: '0',
+      VERSION_RETENTION_DAYS: '0',
       LOG_LEVEL: 'warn',
       ...more
     })
@@ -358,9 +360,23 @@ async function main () {
           }
           check(`${driver}: raw PUT one path / health`, onePath / health, 'reported')
           check(`${driver}: JSON PUT one path / health`, jsonOnePath / health, 'reported')
+          const versioned = await freshService(driver, { VERSION_RETENTION_DAYS: '30' })
+          try {
+            const overwrites = await putLoop({ ...onePathTarget, title: `${driver}: raw PUT 64 KiB, one path, versions on`, url: `http://127.0.0.1:${versioned.port}/api/raw/bench/one.bin` }, 5)
+            check(`${driver}: overwrite with versions on / off, node:http loop`, overwrites / loopOnePath, atLeast(0.8))
+          } finally {
+            versioned.child.kill('SIGTERM')
+          }
         } finally {
           service.child.kill('SIGTERM')
         }
+      }
+      const s3Versioned = await freshService('s3', { VERSION_RETENTION_DAYS: '30' })
+      try {
+        const bytes = await keepingAVersion(s3Versioned, 1024)
+        check('s3: keeping a version of 1 GiB, MiB through the service', bytes / 1048576, atMost(1), '≈ 0')
+      } finally {
+        s3Versioned.child.kill('SIGTERM')
       }
     }
     /** First, while the service's memory high-water mark is still that of an idle process. */

@@ -9,6 +9,7 @@ import { linksPlugin, type LinksPluginOptions } from './links.js'
 import { operationRoutes, type OperationRoutesOptions } from '../routes/operations.js'
 import { trashRoutes } from '../routes/trash.js'
 import { versionRoutes } from '../routes/versions.js'
+import { folderRoutes } from '../routes/folders.js'
 import { usageRoutes } from '../routes/usage.js'
 import { linkRoutes, type LinkRoutesOptions } from '../routes/links.js'
 import { createByteBudget } from '../limits.js'
@@ -24,6 +25,7 @@ import { linkSchemas } from '../schemas/links.js'
 import { operationSchemas } from '../schemas/operations.js'
 import { trashSchemas } from '../schemas/trash.js'
 import { versionSchemas } from '../schemas/versions.js'
+import { folderSchemas } from '../schemas/folders.js'
 import { usageSchemas } from '../schemas/usage.js'
 import { authPlugin, type AuthPluginOptions } from './auth.js'
 import { dbPlugin, type DbPluginOptions } from './db.js'
@@ -57,10 +59,11 @@ export interface StowageOptions {
   health?: HealthPluginOptions
   /** Route groups to mount; all by default. `raw`: the streamed file routes, /api/raw/{path};
    *  `uploads`: resumable uploads (tus), /api/uploads; `links`: signed links, /api/links and /links;
-   *  `operations`: copy, move and zip, /api/copies, /api/moves, /api/archive; `trash`: /api/trash; `versions`: /api/versions;
+   *  `operations`: copy, move and zip, /api/copies, /api/moves, /api/archive; `folders`: /api/folders;
+   *  `trash`: /api/trash; `versions`: /api/versions;
    *  `usage`: /api/usage; `console`: the web console, /console/. */
   routes?: {
-    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, trash?: boolean, versions?: boolean, usage?: boolean, console?: boolean
+    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, usage?: boolean, console?: boolean
   }
   /** The web console: where clients reach the service (PUBLIC_URL), for the page's links. */
   console?: ConsoleRoutesOptions
@@ -94,7 +97,7 @@ const docsPolicy = (assets: string) => [
   "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
 ].join('; ')
 
-const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas, ...trashSchemas, ...versionSchemas, ...usageSchemas]
+const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas, ...folderSchemas, ...trashSchemas, ...versionSchemas, ...usageSchemas]
 
 /**
  * All of Stowage in one encapsulated plugin: schemas, error handling, services and routes live in
@@ -141,7 +144,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
-  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, trash: true, versions: true, usage: true, console: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, folders: true, trash: true, versions: true, usage: true, console: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (metrics) {
@@ -166,6 +169,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   }
   if (routes.keys) await app.register(keysRoutes)
   if (routes.operations) await app.register(operationRoutes, { ...options.operations })
+  if (routes.folders) await app.register(folderRoutes)
   if (routes.trash) await app.register(trashRoutes)
   if (routes.versions) await app.register(versionRoutes)
   if (routes.usage) await app.register(usageRoutes)

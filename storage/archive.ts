@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream'
 import { NotFoundError } from '../errors.js'
 import type { FileService } from './files.js'
+import { compareKeys } from './object-store.js'
 import { checkPrefix } from './paths.js'
 import { zipOf, type ZipEntry, type ZipOptions } from './zip.js'
 
 /**
- * Every file under `prefix` as one zip (storage/zip.ts), streamed: names relative to the prefix. The
+ * Every file under `prefix` as one zip (storage/zip.ts), streamed: names relative to the prefix, and
+ * the folders made on purpose (empty ones included) as folders' entries. The
  * files are listed a page at a time and read one after the other, each read opened while the one
  * before streams, so that a store's first-byte wait is not paid per file: memory holds one page and
  * two reads' buffers, whatever the size. Rejects with 404 when there is nothing under the prefix. A
@@ -15,15 +17,18 @@ import { zipOf, type ZipEntry, type ZipOptions } from './zip.js'
 export async function zipFolder (files: FileService, userId: string, prefix: string, options: ZipOptions = {}): Promise<Readable> {
   checkPrefix(prefix)
   const first = await files.list(userId, { prefix })
-  if (first.files.length === 0) throw new NotFoundError(`no files under ${prefix || 'your root'}`)
+  if (first.files.length === 0 && !first.folders) throw new NotFoundError(`no files under ${prefix || 'your root'}`)
 
+  /** Each page's files and folders made on purpose (`a/b/`), in key order. */
   async function * listed () {
     for (let page = first; ; page = await files.list(userId, { prefix, continuationToken: page.continuationToken })) {
-      yield * page.files
+      const folders = (page.folders ?? []).filter((key) => key !== prefix).map((key) => ({ key, lastModified: new Date().toISOString() }))
+      yield * [...page.files, ...folders].sort((a, b) => compareKeys(a.key, b.key))
       if (!page.isTruncated) return
     }
   }
   const open = async (file: { key: string, lastModified: string }) => {
+    if (file.key.endsWith('/')) return { name: file.key.slice(prefix.length), date: new Date(file.lastModified), size: 0, body: Readable.from([]) }
     const read = await files.read(userId, file.key)
     if (read.notModified) throw new Error('a read without conditions is never "not modified"')
     return { name: file.key.slice(prefix.length), date: new Date(file.lastModified), size: read.file.size, body: read.file.body }

@@ -6,7 +6,7 @@ import type { Owner } from '../db/usage.js'
 import { hasPreconditions, isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
 import { pageEnd, type Bytes, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState } from './object-store.js'
 import {
-  checkFilePath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
+  checkFilePath, checkFolderPath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
 } from './paths.js'
 import { createPublisher, directly, type AccountOf, type Exclusive } from './publisher.js'
 import type { Quotas, Reservation } from './quotas.js'
@@ -15,6 +15,9 @@ import { createVersions, VERSIONS_PREFIX } from './versions.js'
 
 export const PAGE_SIZE = 100
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
+// A folder's marker: an object of no bytes at the folder's key (`a/b/`), as S3's console makes them.
+const FOLDER_TYPE = 'application/x-directory'
+const isMarker = (key: string) => key.endsWith('/')
 
 export interface FileServiceOptions {
   store: ObjectStore
@@ -54,7 +57,8 @@ export interface WriteRequest {
 
 export interface FilePage {
   files: Array<{ key: string, size: number, lastModified: string, etag: string }>
-  /** With a delimiter: the next level's folders. */
+  /** With a delimiter: the next level's folders. Without: the folders made on purpose in this page
+   *  (empty ones included), when there are any. */
   folders?: string[]
   isTruncated: boolean
   continuationToken?: string
@@ -76,7 +80,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   /** The user and path of a key of a user's file (not of a folder's marker, which ends in `/`). */
   const fileOf = (key: string) => {
     const [area, userId, folder] = key.split('/', 3)
-    return area === 'users' && folder === root && !key.endsWith('/') ? { userId, path: key.slice(`users/${userId}/${root}/`.length) } : undefined
+    return area === 'users' && folder === root && !isMarker(key) ? { userId, path: key.slice(`users/${userId}/${root}/`.length) } : undefined
   }
   /** A user's files count as theirs, and so do their trash and their versions. */
   const accountOf: AccountOf = (key) => {
@@ -200,13 +204,16 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         ? undefined
         : base + decodeContinuationToken(query.continuationToken)
       const page = await store.list(base + prefix, { startAfter, limit: PAGE_SIZE, delimiter: query.delimiter })
-      const files = page.objects.map((object) => ({
+      const files = page.objects.filter((object) => !isMarker(object.key)).map((object) => ({
         key: object.key.slice(base.length),
         size: object.size,
         lastModified: object.lastModified.toISOString(),
         etag: object.etag
       }))
-      const folders = query.delimiter ? { folders: (page.folders ?? []).map((folder) => folder.slice(base.length)) } : {}
+      const made = page.objects.filter((object) => isMarker(object.key)).map((object) => object.key.slice(base.length))
+      const folders = query.delimiter
+        ? { folders: (page.folders ?? []).map((folder) => folder.slice(base.length)) }
+        : made.length > 0 ? { folders: made } : {}
       const last = pageEnd(page)
       return page.isTruncated && last !== undefined
         ? { files, ...folders, isTruncated: true, continuationToken: encodeContinuationToken(last.slice(base.length)) }
@@ -268,6 +275,31 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
           sweep: trash.sweep
         }
       : undefined,
+
+    /** Makes a folder that exists while it is empty (a marker: no file, no quota); one that exists
+     *  already is left as it is. 409 when a file has its name. */
+    async makeFolder (userId: string, path: string) {
+      const folder = checkFolderPath(path)
+      if (await store.head(keyOf(userId, folder.slice(0, -1)))) throw new ConflictError(`a file has that name: ${folder.slice(0, -1)}`)
+      await publisher.write(userPrefix(userId) + folder, [], { contentType: FOLDER_TYPE, maxBytes: 0, preconditions: { ifNoneMatch: ['*'] } }).catch((error) => {
+        if (!(error instanceof PreconditionFailedError)) throw error
+      })
+      return { path: folder }
+    },
+
+    /** Removes an empty folder: 409 when it holds anything, 404 when there is none. `unlessEmpty`
+     *  (a folder moved away): it is no longer kept for itself, and lasts while it holds anything. */
+    async removeFolder (userId: string, path: string, { unlessEmpty = false } = {}) {
+      const folder = checkFolderPath(path)
+      const marker = userPrefix(userId) + folder
+      if (unlessEmpty) {
+        await publisher.delete(marker)
+        return
+      }
+      const { objects, folders = [] } = await store.list(marker, { limit: 2, delimiter: '/' })
+      if (objects.some((object) => object.key !== marker) || folders.length > 0) throw new ConflictError(`the folder is not empty: ${folder}`)
+      if (!await publisher.delete(marker)) throw new NotFoundError(`no such folder: ${folder}`)
+    },
 
     /** Replaced files, kept as versions of their path; undefined when VERSION_RETENTION_DAYS is 0. */
     versions: versions && {

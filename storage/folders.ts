@@ -16,7 +16,8 @@ export interface FolderTransfer {
 }
 
 /**
- * Copies or moves every file under the folder `from` to the same place under `to`, page by page, a
+ * Copies or moves every file under the folder `from` to the same place under `to` (and the folders
+ * made on purpose, empty ones included), page by page, a
  * few files at a time, until all are done or `deadline` (a time) passes. Each file is copied or moved
  * whole, or not at all; a move takes its files away, so the same request again finds only those
  * left and finishes the work. A file deleted meanwhile is skipped. `destination` (If-None-Match: *)
@@ -35,7 +36,14 @@ export async function transferFolder (
   let continuationToken: string | undefined
   for (let first = true; ; first = false) {
     const page = await service.list(owner.userId, { prefix: from, continuationToken })
-    if (first && page.files.length === 0) throw new NotFoundError(`no files under ${from}`)
+    if (first && page.files.length === 0 && !page.folders) throw new NotFoundError(`no files under ${from}`)
+    // Folders made on purpose go along, empty ones included.
+    for (const folder of page.folders ?? []) {
+      signal?.throwIfAborted()
+      const destination = to + folder.slice(from.length)
+      if (destination !== '') await service.makeFolder(owner.userId, destination)
+      if (operation === 'move') await service.removeFolder(owner.userId, folder, { unlessEmpty: true })
+    }
     await inGroups(page.files, TOGETHER, async (file) => {
       signal?.throwIfAborted()
       try {

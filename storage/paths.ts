@@ -34,6 +34,11 @@ export function checkFilePath (path: string): string {
   return path
 }
 
+/** A folder's path relative to the user's root, with or without its trailing `/`: answered with it. */
+export function checkFolderPath (path: string): string {
+  return checkFilePath(path.endsWith('/') ? path.slice(0, -1) : path) + '/'
+}
+
 /** A list filter: like a path, but it may be empty and its last segment may be partial (or empty). */
 export function checkPrefix (prefix: string): string {
   const completeSegments = prefix.split('/').slice(0, -1)

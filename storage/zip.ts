@@ -17,6 +17,9 @@ export interface ZipOptions {
 
 const MADE_BY_UNIX = 3 << 8
 const FILE_MODE = 0o100644
+const DIRECTORY_MODE = 0o40755
+// MS-DOS's directory attribute, in the low byte of the external attributes.
+const MSDOS_DIRECTORY = 0x10
 // bit 3: the CRC and sizes follow the bytes (a data descriptor); bit 11: the name is UTF-8.
 const FLAGS = 0x0808
 const STORED = 0
@@ -41,6 +44,9 @@ function record (fields: Array<[bytes: 2 | 4 | 8, value: number]>, tail: Buffer[
   }
   return Buffer.concat([head, ...tail])
 }
+
+/** A name ending in `/` is a folder's entry (of no bytes), any other a file's. */
+const externalAttributes = (name: string) => name.endsWith('/') ? ((DIRECTORY_MODE << 16) | MSDOS_DIRECTORY) >>> 0 : (FILE_MODE << 16) >>> 0
 
 /**
  * A zip of `entries`, stored (no compression: most of what people keep is compressed already, and
@@ -81,7 +87,7 @@ export async function * zipOf (entries: AsyncIterable<ZipEntry>, { zip64From = M
     const extra = centralExtra.length > 0 ? [record([[2, 0x0001], [2, centralExtra.length * 8], ...centralExtra])] : []
     central.push(record([[4, 0x02014b50], [2, MADE_BY_UNIX | version], [2, farOffset ? 45 : version], [2, FLAGS], [2, STORED], [2, time], [2, day], [4, crc],
       [4, zip64 ? MAX_32 : length], [4, zip64 ? MAX_32 : length], [2, fileName.length], [2, extra.reduce((sum, part) => sum + part.length, 0)], [2, 0],
-      [2, 0], [2, 0], [4, (FILE_MODE << 16) >>> 0], [4, farOffset ? MAX_32 : start]], [fileName, ...extra]))
+      [2, 0], [2, 0], [4, externalAttributes(name)], [4, farOffset ? MAX_32 : start]], [fileName, ...extra]))
   }
 
   const directoryStart = offset

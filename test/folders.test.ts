@@ -74,3 +74,64 @@ for (const driver of ['fs', 's3'] as const) {
     t.match(refused.json(), { error: /delimiter/ })
   })
 }
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: a folder made on purpose exists while empty, costs no quota, survives its last file and a restart, and goes along when copied, moved or zipped`, async (t) => {
+    const { app, close, config } = await buildTestApp({ driver, s3, env: { QUOTA_BYTES: '1000' } })
+    t.teardown(close)
+    const { key } = await app.stowageKeys.create({ userId: 'maker', orgId: null })
+    const headers = bearer(key)
+    const make = (path: string) => app.inject({ method: 'POST', url: '/api/folders', headers, payload: { path } })
+    const remove = (path: string) => app.inject({ method: 'DELETE', url: `/api/folders/${path}`, headers })
+    const level = async (prefix = '') => (await app.inject({ url: `/api/files?${new URLSearchParams({ delimiter: '/', prefix })}`, headers })).json() as { files: Array<{ key: string }>, folders: string[] }
+    const put = (path: string, body = 'x') => app.inject({ method: 'PUT', url: `/api/raw/${path}`, headers: { ...headers, 'content-type': 'text/plain' }, payload: body })
+
+    const made = await make('projects/empty')
+    t.equal(made.statusCode, 201)
+    t.same(made.json(), { path: 'projects/empty/' })
+    t.equal((await make('projects/empty/')).statusCode, 201, 'making it again changes nothing')
+    t.same((await level()).folders, ['projects/'])
+    t.same(await level('projects/'), { files: [], folders: ['projects/empty/'], isTruncated: false }, 'listed, and not as a file')
+    t.same((await level('projects/empty/')).files, [], 'an empty folder holds no file, not even its marker')
+    t.match((await app.inject({ url: '/api/usage', headers })).json(), { usedBytes: 0, fileCount: 0 }, 'no quota')
+
+    await put('notes.txt')
+    t.equal((await make('notes.txt')).statusCode, 409, 'a file has that name')
+    t.equal((await make('../bob')).statusCode, 400)
+
+    t.equal((await put('projects/empty/last.txt')).statusCode, 200)
+    t.equal((await app.inject({ method: 'DELETE', url: '/api/raw/projects/empty/last.txt', headers })).statusCode, 204)
+    t.same((await level('projects/')).folders, ['projects/empty/'], 'it stays when its last file is deleted')
+
+    await put('projects/full/a.txt')
+    t.equal((await remove('projects/full')).statusCode, 409, 'not empty')
+    t.equal((await remove('nothing-here')).statusCode, 404)
+
+    await make('projects/empty/deeper')
+    t.equal((await app.inject({ method: 'POST', url: '/api/copies', headers, payload: { from: 'projects/', to: 'copied/' } })).statusCode, 200)
+    t.same((await level('copied/')).folders, ['copied/empty/', 'copied/full/'], 'a copy takes the empty folders along')
+    t.same((await level('copied/empty/')).folders, ['copied/empty/deeper/'])
+    t.equal((await app.inject({ method: 'POST', url: '/api/moves', headers, payload: { from: 'copied/', to: 'moved/' } })).statusCode, 200)
+    t.same((await level('moved/empty/')).folders, ['moved/empty/deeper/'], 'and so does a move')
+    t.same((await level()).folders, ['moved/', 'projects/'], 'nothing is left where it moved from')
+
+    const zip = await app.inject({ url: '/api/archive?prefix=projects/', headers })
+    t.equal(zip.statusCode, 200)
+    const names = zip.rawPayload.toString('latin1')
+    t.ok(names.includes('empty/deeper/'), 'the zip names the empty folder as a folder\'s entry')
+
+    // A restart: a new app on the same store (a folder is kept in the store, not in the database).
+    const again = await buildTestApp({ driver, s3, env: { STORAGE_DIR: config.STORAGE_DIR } })
+    t.teardown(again.close)
+    const restarted = bearer((await again.app.stowageKeys.create({ userId: 'maker', orgId: null })).key)
+    const listed = await again.app.inject({ url: '/api/files?delimiter=/&prefix=projects/empty/', headers: restarted })
+    t.equal(listed.statusCode, 200, listed.payload)
+    const still = listed.json() as { folders: string[] }
+    t.same(still.folders, ['projects/empty/deeper/'], 'it survives a restart')
+
+    t.equal((await remove('projects/empty/deeper')).statusCode, 204)
+    t.equal((await remove('projects/empty/')).statusCode, 204)
+    t.same((await level('projects/')).folders, ['projects/full/'])
+    t.equal((await remove('projects/empty')).statusCode, 404, 'gone')
+  })
+}
