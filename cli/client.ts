@@ -375,11 +375,17 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const [localDir, remote] = direction === 'up' ? [from, to] : [to, from]
       const prefix = remote === '' || remote === '/' ? '' : remotePrefix(remote.endsWith('/') ? remote : remote + '/')
       let trashed = 0
+      // Remote files an upload replaced (over the version last seen): the server may keep each as a version.
+      const replaced: string[] = []
       const concurrency = Number(values.concurrency ?? 4)
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be an integer from 1 to 64')
       const summary = await syncFolder(direction, localDir, prefix, {
         list: async (under) => new Map((await listAll(under)).map((file) => [file.key, { size: file.size, etag: file.etag }])),
-        upload: (key, local, conditions) => client.upload(key, local, CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream', conditions, io, true),
+        upload: async (key, local, conditions) => {
+          const written = await client.upload(key, local, CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream', conditions, io, true)
+          if (conditions['if-match']) replaced.push(key)
+          return written
+        },
         download: async (key, local) => { await client.download(`/api/raw/${remotePath(key)}`, local, io, true) },
         remove: async (key, conditions) => {
           if ((await client.remove(key, conditions)).trashId) trashed++
@@ -396,7 +402,10 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         // Deleted on the server: kept in its trash, from where they come back.
         ...trashed > 0 ? [`${trashed} deleted on the server went to its trash: "stowage trash" lists them, "stowage trash restore ID" puts one back`] : []
       ]
-      print(io, json, { ...summary, ...direction === 'up' && values.delete === true ? { trashed } : {} }, lines.join('\n') + '\n')
+      // Replaced on the server: kept as versions, if the service keeps them (one look tells).
+      const versioned = replaced.length > 0 && (await api('GET', `/api/versions?${new URLSearchParams({ path: replaced[0] })}`)).versions.length > 0
+      if (versioned) lines.push(`${replaced.length} replaced on the server were kept as versions: "stowage versions PATH" lists them, "stowage versions restore ID" undoes one`)
+      print(io, json, { ...summary, ...direction === 'up' && values.delete === true ? { trashed } : {}, ...versioned ? { keptAsVersions: replaced.length } : {} }, lines.join('\n') + '\n')
       // A conflict needs someone's attention: scripts see it in the exit code.
       if (summary.conflicts.length > 0) throw new SyncConflicts(`${summary.conflicts.length} conflicts; nothing was overwritten`)
       return
@@ -486,6 +495,38 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         more = step.isTruncated
       }
       return print(io, json, total, `${command === 'cp' ? 'copied' : 'moved'} ${total.files} files (${total.bytes} bytes) from ${from} to ${to || 'your root'}\n`)
+    }
+    case 'mkdir': {
+      const made = await api('POST', '/api/folders', { path: need(first, 'mkdir PATH') })
+      return print(io, json, made, '')
+    }
+    case 'rmdir': {
+      const path = need(first, 'rmdir PATH')
+      await api('DELETE', `/api/folders/${remotePath(path.endsWith('/') ? path.slice(0, -1) : path)}`)
+      return print(io, json, { removed: path }, '')
+    }
+    case 'versions': {
+      const usage = 'versions PATH | versions get ID [-o FILE] | versions restore ID [--to PATH] | versions rm ID'
+      const id = () => encodeURIComponent(need(second, usage))
+      if (first === 'get') {
+        if (!values.output) return client.stream(`/api/versions/${id()}`, io)
+        const got = await client.download(`/api/versions/${id()}`, values.output, io, json)
+        return print(io, json, { id: second, output: values.output, ...got }, '')
+      }
+      if (first === 'restore') {
+        const restored = await api('POST', `/api/versions/${id()}/restore`, values.to === undefined ? {} : { to: values.to })
+        return print(io, json, restored, `${restored.key} (${restored.size} bytes) ${restored.etag}\n`)
+      }
+      if (first === 'rm') {
+        await api('DELETE', `/api/versions/${id()}`)
+        return print(io, json, { removed: second }, '')
+      }
+      const path = need(first, usage)
+      remotePath(path)
+      const versions = []
+      for await (const page of pagesOf('/api/versions', { path })) versions.push(...page.versions)
+      return print(io, json, { versions }, versions.map((version: Record<string, string>) =>
+        `${version.id}  ${String(version.size).padStart(10)}  ${version.lastModified}  ${version.etag}\n`).join(''))
     }
     case 'trash': {
       const usage = 'trash [ls] | trash restore ID [--to PATH] | trash rm ID | trash empty'

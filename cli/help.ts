@@ -37,11 +37,18 @@ Usage:
   stowage trash [ls] | trash restore ID [--to PATH] | trash rm ID | trash empty
                                               deleted files, kept TRASH_RETENTION_DAYS (30): list,
                                               put one back (where it was, or at PATH), purge
+  stowage mkdir PATH | rmdir PATH              a folder that stays while empty; rmdir removes an
+                                              empty one
+  stowage versions PATH | versions get ID [-o FILE] | versions restore ID [--to PATH] | versions rm ID
+                                              earlier versions of PATH, kept VERSION_RETENTION_DAYS
+                                              (30, thinned): list, read, make one the file again
+                                              (the file it replaces becomes a version), remove
   stowage sync LOCAL_DIR PREFIX | sync PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N]
                                               copies what is new or changed, the folder here being
                                               the source when it comes first; a file changed on
                                               both sides since the last sync is a conflict, left
-                                              alone and reported (exit 1)
+                                              alone and reported (exit 1); a file it replaces on
+                                              the server is kept as a version, and it says so
   stowage share PATH [--expires 1h] [--upload [--content-type T]]
                                               prints a link that needs no credentials until it
                                               expires: to download PATH, or with --upload to write it

@@ -367,6 +367,37 @@ t.test('cp and mv of files and folders, rm to the trash, trash ls, restore, rm a
   t.equal((await cli(['trash', 'recycle'])).code, 2, 'a usage mistake')
 })
 
+t.test('mkdir and rmdir; versions: list, get, restore, rm', async (t) => {
+  const { url, home, cli, apiKey } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  t.equal((await cli(['mkdir', 'albums/2026'])).code, 0)
+  t.match(JSON.parse((await cli(['ls', 'albums/', '--one-level', '--json'])).stdout), { files: [], folders: ['albums/2026/'] }, 'an empty folder, listed')
+  t.equal((await cli(['rmdir', 'albums/2026'])).code, 0)
+  t.same(JSON.parse((await cli(['ls', '--one-level', '--json'])).stdout).folders, [], 'removed')
+  t.equal((await cli(['rmdir', 'albums/2026'])).code, 1, 'a folder that is not there')
+
+  const local = join(home, 'draft.txt')
+  for (const text of ['first', 'second', 'third']) {
+    await writeFile(local, text)
+    t.equal((await cli(['put', local, 'draft.txt'])).code, 0)
+  }
+  const listed = await cli(['versions', 'draft.txt'])
+  t.equal(listed.code, 0, listed.stderr)
+  const ids = listed.stdout.trim().split('\n').map((line) => line.split(/\s+/)[0])
+  t.equal(ids.length, 2, 'two earlier versions, newest first')
+  t.equal((await cli(['versions', 'get', ids[1]])).stdout, 'first')
+  const saved = join(home, 'second.txt')
+  t.equal((await cli(['versions', 'get', ids[0], '-o', saved])).code, 0)
+  t.equal(await readFile(saved, 'utf8'), 'second')
+  t.equal((await cli(['versions', 'restore', ids[1]])).code, 0)
+  t.equal((await cli(['get', 'draft.txt'])).stdout, 'first', 'the version is the file again')
+  t.equal((await cli(['versions', 'restore', ids[0], '--to', 'draft-2.txt'])).code, 0)
+  t.equal((await cli(['get', 'draft-2.txt'])).stdout, 'second')
+  t.equal((await cli(['versions', 'rm', ids[0]])).code, 0)
+  t.equal((await cli(['versions', 'get', ids[0]])).code, 1, 'removed')
+  t.equal((await cli(['versions'])).code, 2, 'a usage mistake')
+})
+
 t.test('sync: a tree of Unicode names up and down; what changed on both sides is a conflict, and nothing is lost', async (t) => {
   const { url, home, cli, apiKey } = await setup(t)
   t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
@@ -406,6 +437,8 @@ t.test('sync: a tree of Unicode names up and down; what changed on both sides is
   run = await sync(tree, 'backup')
   t.equal(run.code, 1, 'conflicts make the exit code 1')
   t.same(run.summary.uploaded, ['a.txt'])
+  t.equal(run.summary.keptAsVersions, 1, 'the a.txt it replaced on the server is kept as a version')
+  t.match(JSON.parse((await cli(['versions', 'backup/a.txt', '--json'])).stdout).versions, [{ size: 'alpha'.length }])
   t.same(run.summary.conflicts.map((c: { path: string }) => c.path).sort(), ['nested/deep/日本語.txt', 'nested/déjà vu.md'])
   t.equal(await remote('a.txt'), 'alpha 2')
   t.equal(await remote('nested/déjà vu.md'), '# changed on the server', 'the server\'s change is not overwritten')

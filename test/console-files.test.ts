@@ -115,6 +115,32 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal(new URL(page.url()).pathname, '/console/files/typed/')
     await page.goBack()
     await table.getByRole('row', { name: 'notes.md' }).waitFor()
+    await table.getByRole('link', { name: 'typed/' }).waitFor()
+    t.same((await app.inject({ url: '/api/files?delimiter=/&prefix=typed/', headers: bearer(key) })).json(), { files: [], folders: [], isTruncated: false },
+      'the new folder persists, empty')
+
+    // Versions: the file replaced twice, its earlier versions listed with their dates and sizes, one
+    // downloaded and one made the file again by keyboard; the usage line counts them.
+    for (const text of ['# Plans v2\n', '# Plans v3\n']) {
+      t.equal((await app.inject({ method: 'PUT', url: '/api/raw/notes.md', headers: bearer(key), payload: text })).statusCode, 200)
+    }
+    await page.reload()
+    await page.getByText(/of it earlier versions/).waitFor()
+    await table.getByRole('button', { name: 'Versions notes.md' }).click()
+    const versions = page.getByRole('dialog', { name: 'Versions of notes.md' })
+    await versions.getByRole('button', { name: /^Restore the version/ }).nth(1).waitFor()
+    t.equal(await versions.getByRole('row').count(), 3, 'a header and two earlier versions, newest first')
+    const versionProblems = await accessibilityProblems(page)
+    const [saved] = await Promise.all([page.waitForEvent('download'), versions.getByRole('button', { name: /^Download the version/ }).first().click()])
+    t.equal(await readFile(await saved.path(), 'utf8'), '# Plans v2\n', 'the newest earlier version, downloaded')
+    await versions.getByRole('button', { name: /^Restore the version/ }).nth(1).focus()
+    await page.keyboard.press('Enter')
+    await versions.getByRole('status').waitFor()
+    t.equal(String(await read('notes.md')), fixtures['notes.md'].toString(), 'the first version is the file again')
+    await versions.getByRole('button', { name: /^Restore the version/ }).nth(2).waitFor()
+    t.equal(await versions.getByRole('row').count(), 4, 'and the file it replaced is a version too')
+    await page.keyboard.press('Escape')
+    await versions.waitFor({ state: 'detached' })
 
     // A phone's width: nothing wider than the screen, and a row's actions still there.
     await page.setViewportSize({ width: 360, height: 740 })
@@ -127,7 +153,7 @@ for (const driver of ['fs', 's3'] as const) {
       await page.getByRole('heading', { name: view, level: 1 }).waitFor()
       t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), `${view}: no sideways scrolling at 360 px`)
     }
-    t.same({ preview: previewProblems, narrow: await accessibilityProblems(page) }, { preview: [], narrow: [] }, 'axe-core finds no serious or critical violation')
+    t.same({ preview: previewProblems, versions: versionProblems, narrow: await accessibilityProblems(page) }, { preview: [], versions: [], narrow: [] }, 'axe-core finds no serious or critical violation')
     t.same(problems, [], 'no script error and no Content-Security-Policy violation')
   })
 }

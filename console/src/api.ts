@@ -12,6 +12,7 @@ type Schemas = components['schemas']
 export type TrashItem = Schemas['StowageTrashItem']
 export type KeySummary = Schemas['StowageKeySummary']
 export type Listing = Schemas['StowageFileList']
+export type Version = Schemas['StowageVersion']
 
 export function createApi (tokens: Tokens) {
   async function sessionFetch (request: Request): Promise<Response> {
@@ -48,19 +49,31 @@ export function createApi (tokens: Tokens) {
     list,
     /** To the trash: answers the trash item's id, for Undo. */
     remove,
-    /** Every file under a folder, to the trash one by one (an object store has no folder to delete): their trash ids. */
+    /** Every file under a folder, to the trash one by one, then the folders made on purpose in it,
+     *  deepest first (they go for good: Undo brings the files back, and their folders with them): the files' trash ids. */
     async removeFolder (prefix: string) {
       const trashIds: string[] = []
+      const made = new Set<string>()
       for (;;) {
         // Deleted as listed, so each page starts again from what is left.
         const page = await list(prefix, undefined, false)
+        for (const folder of page.folders ?? []) made.add(folder)
         for (const file of page.files) {
           const trashId = await remove(file.key)
           if (trashId) trashIds.push(trashId)
         }
-        if (!page.isTruncated || page.files.length === 0) return trashIds
+        if (!page.isTruncated || page.files.length === 0) break
       }
+      for (const folder of [...made].sort().reverse()) await bytes(`api/folders/${filePath(folder.slice(0, -1))}`, { method: 'DELETE' })
+      return trashIds
     },
+    /** A folder that exists while it is empty. */
+    makeFolder: (path: string) => dataOf(client.POST('/api/folders', { body: { path } })),
+    /** A file's earlier versions, newest first, a page at a time. */
+    versions: (path: string, continuationToken?: string) => dataOf(client.GET('/api/versions', { params: { query: { path, continuationToken } } })),
+    readVersion: (id: string) => bytes(`api/versions/${encodeURIComponent(id)}`),
+    /** The version made the file again; the file it replaces becomes a version. */
+    restoreVersion: (id: string) => dataOf(client.POST('/api/versions/{id}/restore', { params: { path: { id } }, body: {} })),
     /** A file, with the session's token: the whole of it, or its first `firstBytes`. */
     read: (path: string, firstBytes?: number) => bytes(`api/raw/${filePath(path)}`, firstBytes ? { headers: { range: `bytes=0-${firstBytes - 1}` } } : {}),
     /** A folder as one zip, kept in the page until it is saved. */

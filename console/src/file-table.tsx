@@ -2,7 +2,7 @@ import { bytes, sorted, type Row, type SortKey, type SortOrder } from './listing
 import { kindOf } from './preview.js'
 import { following, hrefOf, type Route } from './route.js'
 
-export type RowAction = 'preview' | 'download' | 'share' | 'rename' | 'move' | 'copy' | 'delete'
+export type RowAction = 'preview' | 'download' | 'share' | 'versions' | 'rename' | 'move' | 'copy' | 'delete'
 
 interface FileTableProps {
   titleId: string
@@ -17,8 +17,8 @@ interface FileTableProps {
   onAction: (action: RowAction, row: Row) => void
 }
 
-const LABELS: Record<Exclude<RowAction, 'preview'>, string> = { download: 'Download', share: 'Share', rename: 'Rename', move: 'Move', copy: 'Copy', delete: 'Delete' }
-const FILE_ACTIONS: Array<keyof typeof LABELS> = ['download', 'share', 'rename', 'move', 'copy', 'delete']
+const LABELS: Record<Exclude<RowAction, 'preview'>, string> = { download: 'Download', share: 'Share', versions: 'Versions', rename: 'Rename', move: 'Move', copy: 'Copy', delete: 'Delete' }
+const FILE_ACTIONS: Array<keyof typeof LABELS> = ['download', 'share', 'versions', 'rename', 'move', 'copy', 'delete']
 const FOLDER_ACTIONS: Array<keyof typeof LABELS> = ['download', 'rename', 'move', 'copy', 'delete']
 
 /** A folder's rows: each named by its file or folder, folders as links, a file's name opening its preview. */

@@ -8,6 +8,7 @@ import { useAction } from './use-action.js'
 import { AskName } from './ask-name.js'
 import { Share } from './share.js'
 import { Preview } from './preview.js'
+import { Versions } from './versions.js'
 import { FileTable, type RowAction } from './file-table.js'
 import { bytes, freeName, rowsOf, type Row } from './listing.js'
 import { useFolderStore } from './folder-store.js'
@@ -118,8 +119,13 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     const question = asking
     dispatch({ type: 'asking' })
     if (!name || !question) return
-    // An object store has no empty folders: a new one is opened, and is kept once a file is in it.
-    if (question.kind === 'folder') return navigate({ view: 'files', prefix: `${prefix}${name.replace(/\/+$/, '')}/` })
+    if (question.kind === 'folder') {
+      const made = `${prefix}${name.replace(/\/+$/, '')}/`
+      return attempt(async () => {
+        await api.makeFolder(made)
+        navigate({ view: 'files', prefix: made })
+      })
+    }
     if (question.kind !== 'rename' && question.kind !== 'move' && question.kind !== 'copy') return
     const { row } = question
     const to = question.kind === 'rename' ? prefix + name : name.replace(/^\/+/, '')
@@ -137,7 +143,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       onDragOver={(event) => { event.preventDefault(); dispatch({ type: 'dragging', dragging: true }) }} onDragLeave={() => dispatch({ type: 'dragging', dragging: false })} onDrop={drop}>
       <Breadcrumbs prefix={prefix} navigate={navigate} />
       <h1 id="folder-title">{folderName ?? 'My files'}</h1>
-      {usage && <p class="usage">{bytes(usage.usedBytes)} used{usage.quotaBytes === null ? '' : ` of ${bytes(usage.quotaBytes)}`}</p>}
+      {usage && <p class="usage">{bytes(usage.usedBytes)} used{usage.quotaBytes === null ? '' : ` of ${bytes(usage.quotaBytes)}`}{usage.versionBytes > 0 ? `, ${bytes(usage.versionBytes)} of it earlier versions` : ''}</p>}
       <div class="toolbar">
         <button type="button" onClick={() => chooser.current?.click()}>Upload</button>
         <button type="button" onClick={() => folderChooser.current?.click()}>Upload folder</button>
@@ -152,6 +158,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       {asking?.kind === 'folder' && <AskName title="New folder" label="Folder name" initial="" action="Create" onAnswer={answer} />}
       {ask?.kind === 'share' && <Share api={api} path={keyOf(ask.row)} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized} />}
       {ask?.kind === 'preview' && !ask.row.folder && <Preview api={api} path={keyOf(ask.row)} size={ask.row.size} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized} />}
+      {ask?.kind === 'versions' && <Versions api={api} path={keyOf(ask.row)} onRestored={() => { void load() }} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized} />}
       {ask?.kind === 'rename' && <AskName title={`Rename ${ask.row.name}`} label="New name" initial={ask.row.name} action="Rename" onAnswer={answer} />}
       {(ask?.kind === 'move' || ask?.kind === 'copy') && (
         <AskName title={`${ask.kind === 'move' ? 'Move' : 'Copy'} ${ask.row.name}`} label={`${ask.kind === 'move' ? 'Move' : 'Copy'} to (a path from My files)`}

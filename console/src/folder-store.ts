@@ -5,14 +5,14 @@ import { useReducer } from 'preact/hooks'
 import type { Choice } from './name-taken.js'
 import type { Row, SortOrder } from './listing.js'
 
-export type Question = { kind: 'folder' } | { kind: 'rename' | 'move' | 'copy' | 'share' | 'preview', row: Row }
+export type Question = { kind: 'folder' } | { kind: 'rename' | 'move' | 'copy' | 'share' | 'preview' | 'versions', row: Row }
 
 export interface FolderState {
   rows: Row[]
   /** The continuation token of the next page, when there is one. */
   next?: string
   loading: boolean
-  usage?: { usedBytes: number, quotaBytes: number | null }
+  usage?: { usedBytes: number, quotaBytes: number | null, versionBytes: number }
   selected: Set<string>
   undo?: { what: string, trashIds: string[] }
   sort: SortOrder
