@@ -153,8 +153,12 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
         before = await store.head(key)
         kept = await keep(before)
       },
-      // One member: what it published stands; several: the store's order decided which.
-      closing: async (published, members) => { after = members === 1 && published.length === 1 ? published[0] : await store.head(key) },
+      // One member: what it published stands; several: the store's order decided which. None: nothing was replaced.
+      closing: async (published, members) => {
+        if (published.length === 0 && kept) await store.delete(kept.key)
+        if (published.length === 0) kept = undefined
+        after = members === 1 && published.length === 1 ? published[0] : await store.head(key)
+      },
       closed: () => settle([{ key, before, after, kept }], settlement)
     })
     // A member that joined a turn begun by another: only what else it ends is its own to count.

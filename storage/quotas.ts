@@ -134,7 +134,7 @@ async function * listAll (store: ObjectStore, prefix: string, delimiter?: '/') {
 
 /**
  * Rebuilds every user's usage from the store (their files under `users/{id}/<root>/`) and from the
- * database (the trash's items, unfinished uploads): what `stowage admin usage --recount` runs. A
+ * database (the trash's items, the versions, unfinished uploads): what `stowage admin usage --recount` runs. A
  * write published while a user is counted may be missed or counted twice; recount when it is quiet.
  */
 export async function recountUsage (store: ObjectStore, root: string, repository: UsageRepository): Promise<Array<{ userId: string } & Omit<Usage, 'reservedBytes'>>> {
@@ -147,7 +147,8 @@ export async function recountUsage (store: ObjectStore, root: string, repository
     let fileBytes = 0
     let fileCount = 0
     for await (const page of listAll(store, `users/${userId}/${root}/`)) {
-      for (const object of page.objects) {
+      // A folder's marker (`a/b/`) is no file.
+      for (const object of page.objects.filter((object) => !object.key.endsWith('/'))) {
         fileBytes += object.size
         fileCount++
       }

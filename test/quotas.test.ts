@@ -52,6 +52,29 @@ function putChunked (url: string, headers: Record<string, string>, chunks: Buffe
   })
 }
 
+t.test(`quota 3 MiB, ${onPostgres ? 'two instances on PostgreSQL' : 'one instance on SQLite'}: 24 overwrites of one path, 4 at once, keep versions, make room by removing the oldest, and usage stays exact`, async (t) => {
+  const { servers, auth, databaseUrl, storageDir } = await startService(t, { instances: onPostgres ? 2 : 1, env: { QUOTA_BYTES: String(3 * MIB), LOG_LEVEL: 'warn' } })
+  const bodies = Array.from({ length: 24 }, (_, i) => randomBytes(256 * 1024 + i))
+  const overwrite = async (body: Buffer, i: number) => {
+    const res = await fetch(`${servers[i % servers.length].url}/api/raw/doc.bin`, { method: 'PUT', headers: auth, body })
+    await res.arrayBuffer()
+    return res.status
+  }
+  // Four at once hold 1 MiB of reservations: the rest of the quota fills with versions, which must make room.
+  const statuses: number[] = []
+  for (let i = 0; i < bodies.length; i += 4) statuses.push(...await Promise.all(bodies.slice(i, i + 4).map((body, j) => overwrite(body, i + j))))
+  t.ok(statuses.every((status) => status === 200), `each overwrite landed, room made from versions: ${statuses.join(' ')}`)
+  const usage = await (await fetch(`${servers[0].url}/api/usage`, { headers: auth })).json() as Usage
+  const { versions } = await (await fetch(`${servers[0].url}/api/versions?path=doc.bin`, { headers: auth })).json() as { versions: Array<{ size: number }> }
+  const current = Buffer.from(await (await fetch(`${servers[0].url}/api/raw/doc.bin`, { headers: auth })).arrayBuffer())
+  t.ok(bodies.some((body) => body.equals(current)), 'one of them stands, whole')
+  t.match(usage, { fileBytes: current.length, fileCount: 1, versionBytes: versions.reduce((bytes, version) => bytes + version.size, 0), uploadBytes: 0 }, 'files and versions counted exactly')
+  t.ok(usage.usedBytes <= 3 * MIB, `never over the quota: ${usage.usedBytes}`)
+  const recounted = await admin(['usage', '--recount'], { DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, QUOTA_BYTES: String(3 * MIB) })
+  t.equal(recounted.code, 0, recounted.stderr)
+  t.match(recounted.json().users, [{ userId: 'alice', fileBytes: usage.fileBytes, versionBytes: usage.versionBytes, reservedBytes: 0 }], 'a recount agrees')
+})
+
 t.test(`quota 10 MiB, ${onPostgres ? 'two instances on PostgreSQL' : 'one instance on SQLite'}: of 20 concurrent 1 MiB uploads (raw, JSON, tus) exactly 10 land, the others 507, and nothing is half-written`, async (t) => {
   const { servers, auth, storageDir, databaseUrl } = await startService(t, { instances: onPostgres ? 2 : 1, env: { QUOTA_BYTES: String(10 * MIB), LOG_LEVEL: 'warn' } })
   const bodies = Array.from({ length: 20 }, () => randomBytes(MIB))
