@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely'
+import type { NewestFirstCursor } from '../storage/newest-first.js'
 import type { Database, TrashTable } from './types.js'
 
 /** A deleted file, kept in the store at `objectKey` until it expires. */
@@ -13,9 +14,6 @@ export interface TrashItem {
   deletedAt: Date
   expiresAt: Date
 }
-
-/** Where a page of one user's trash ends, newest first. */
-export interface TrashCursor { deletedAt: string, id: string }
 
 function itemOf (row: Selectable<TrashTable>): TrashItem {
   return {
@@ -56,12 +54,12 @@ export function createTrashRepository (db: Kysely<Database>) {
     },
 
     /** One user's items, newest first, after `cursor`; `limit + 1` are read to tell whether more follow. */
-    async page (userId: string, limit: number, cursor?: TrashCursor): Promise<TrashItem[]> {
+    async page (userId: string, limit: number, cursor?: NewestFirstCursor): Promise<TrashItem[]> {
       let query = db.selectFrom('trash').selectAll().where('user_id', '=', userId)
       if (cursor) {
         query = query.where((where) => where.or([
-          where('deleted_at', '<', cursor.deletedAt),
-          where.and([where('deleted_at', '=', cursor.deletedAt), where('id', '<', cursor.id)])
+          where('deleted_at', '<', cursor.at),
+          where.and([where('deleted_at', '=', cursor.at), where('id', '<', cursor.id)])
         ]))
       }
       const rows = await query.orderBy('deleted_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute()

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely'
+import type { NewestFirstCursor } from '../storage/newest-first.js'
 import type { Database, VersionsTable } from './types.js'
 
 /** A file's replaced content, kept in the store at `objectKey` (outside every user's prefix). */
@@ -16,9 +17,6 @@ export interface Version {
   /** When it was replaced, and became a version: what retention and thinning count from. */
   keptAt: Date
 }
-
-/** Where a page of one path's versions ends, newest first. */
-export interface VersionCursor { keptAt: string, id: string }
 
 function versionOf (row: Selectable<VersionsTable>): Version {
   return {
@@ -56,12 +54,12 @@ export function createVersionRepository (db: Kysely<Database>) {
     },
 
     /** One path's versions, newest first, after `cursor`; `limit + 1` are read to tell whether more follow. */
-    async page (userId: string, path: string, limit: number, cursor?: VersionCursor): Promise<Version[]> {
+    async page (userId: string, path: string, limit: number, cursor?: NewestFirstCursor): Promise<Version[]> {
       let query = db.selectFrom('versions').selectAll().where('user_id', '=', userId).where('path', '=', path)
       if (cursor) {
         query = query.where((where) => where.or([
-          where('kept_at', '<', cursor.keptAt),
-          where.and([where('kept_at', '=', cursor.keptAt), where('id', '<', cursor.id)])
+          where('kept_at', '<', cursor.at),
+          where.and([where('kept_at', '=', cursor.at), where('id', '<', cursor.id)])
         ]))
       }
       const rows = await query.orderBy('kept_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute()

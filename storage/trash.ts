@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
-import type { TrashCursor, TrashItem, TrashRepository } from '../db/trash.js'
-import { BadRequestError, NotFoundError, PreconditionFailedError } from '../errors.js'
+import type { TrashItem, TrashRepository } from '../db/trash.js'
+import { NotFoundError, PreconditionFailedError } from '../errors.js'
 import { inGroups } from '../limits.js'
 import type { ObjectMeta, ObjectStore, Preconditions } from './object-store.js'
+import { decodeCursor, pageOf } from './newest-first.js'
 import type { Publisher } from './publisher.js'
 
 // Outside every `users/` prefix: listings and the refreshed credentials never reach a deleted file.
@@ -18,14 +19,6 @@ export interface TrashOptions {
   repository: TrashRepository
   /** How long a deleted file is kept; 0: deletes are at once, and nothing goes to the trash. */
   retentionMs: number
-}
-
-const encodeCursor = ({ deletedAt, id }: TrashCursor) => Buffer.from(`${deletedAt} ${id}`).toString('base64url')
-
-function decodeCursor (token: string): TrashCursor {
-  const [deletedAt, id] = Buffer.from(token, 'base64url').toString().split(' ')
-  if (!id || Number.isNaN(Date.parse(deletedAt))) throw new BadRequestError('continuationToken is not one this service gave')
-  return { deletedAt, id }
 }
 
 const described = ({ id, path, size, etag, deletedAt, expiresAt }: TrashItem) => ({
@@ -74,12 +67,8 @@ export function createTrash ({ store, publisher, repository, retentionMs }: Tras
     },
 
     async list (userId: string, continuationToken?: string) {
-      const items = await repository.page(userId, PAGE_SIZE, continuationToken === undefined ? undefined : decodeCursor(continuationToken))
-      const shown = items.slice(0, PAGE_SIZE)
-      const last = shown.at(-1)
-      return items.length > PAGE_SIZE && last
-        ? { items: shown.map(described), isTruncated: true, continuationToken: encodeCursor({ deletedAt: last.deletedAt.toISOString(), id: last.id }) }
-        : { items: shown.map(described), isTruncated: false }
+      const { shown, ...page } = pageOf(await repository.page(userId, PAGE_SIZE, decodeCursor(continuationToken)), PAGE_SIZE, (item) => item.deletedAt)
+      return { items: shown.map(described), ...page }
     },
 
     /** Moves an item back to `key` (its own path's, or another), unless a file stands there (412). */

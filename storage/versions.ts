@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { UsageChange } from '../db/usage.js'
-import type { Version, VersionCursor, VersionRepository } from '../db/versions.js'
-import { BadRequestError, NotFoundError } from '../errors.js'
+import type { Version, VersionRepository } from '../db/versions.js'
+import { NotFoundError } from '../errors.js'
 import { inGroups } from '../limits.js'
+import { decodeCursor, pageOf } from './newest-first.js'
 import type { ObjectMeta, ObjectStore } from './object-store.js'
 import type { PublishedChange } from './publisher.js'
 import { thinned } from './version-schedule.js'
@@ -26,14 +27,6 @@ export interface VersionsOptions {
   /** Counts what a removal frees (a version kept is counted by the publish that replaced it). */
   count: (userId: string, change: UsageChange) => Promise<void>
   now?: () => Date
-}
-
-const encodeCursor = ({ keptAt, id }: VersionCursor) => Buffer.from(`${keptAt} ${id}`).toString('base64url')
-
-function decodeCursor (token: string): VersionCursor {
-  const [keptAt, id] = Buffer.from(token, 'base64url').toString().split(' ')
-  if (!id || Number.isNaN(Date.parse(keptAt))) throw new BadRequestError('continuationToken is not one this service gave')
-  return { keptAt, id }
 }
 
 const described = ({ id, size, etag, contentType, lastModified }: Version) => ({ id, size, etag, contentType, lastModified: lastModified.toISOString() })
@@ -87,12 +80,8 @@ export function createVersions ({ store, repository, retentionMs, fileOf, count,
     },
 
     async list (userId: string, path: string, continuationToken?: string) {
-      const page = await repository.page(userId, path, PAGE_SIZE, continuationToken === undefined ? undefined : decodeCursor(continuationToken))
-      const shown = page.slice(0, PAGE_SIZE)
-      const last = shown.at(-1)
-      return page.length > PAGE_SIZE && last
-        ? { versions: shown.map(described), isTruncated: true, continuationToken: encodeCursor({ keptAt: last.keptAt.toISOString(), id: last.id }) }
-        : { versions: shown.map(described), isTruncated: false }
+      const { shown, ...page } = pageOf(await repository.page(userId, path, PAGE_SIZE, decodeCursor(continuationToken)), PAGE_SIZE, (version) => version.keptAt)
+      return { versions: shown.map(described), ...page }
     },
 
     /** A version of one of the user's files, as the store holds it; 404 for another user's. */

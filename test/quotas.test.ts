@@ -56,7 +56,7 @@ t.test(`quota 3 MiB, ${onPostgres ? 'two instances on PostgreSQL' : 'one instanc
   const { servers, auth, databaseUrl, storageDir } = await startService(t, { instances: onPostgres ? 2 : 1, env: { QUOTA_BYTES: String(3 * MIB), LOG_LEVEL: 'warn' } })
   const bodies = Array.from({ length: 24 }, (_, i) => randomBytes(256 * 1024 + i))
   const overwrite = async (body: Buffer, i: number) => {
-    const res = await fetch(`${servers[i % servers.length].url}/api/raw/doc.bin`, { method: 'PUT', headers: auth, body })
+    const res = await fetch(`${servers[i % servers.length].url}/api/raw/doc.bin`, { method: 'PUT', headers: auth, body: new Uint8Array(body) })
     await res.arrayBuffer()
     return res.status
   }

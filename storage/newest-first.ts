@@ -1,0 +1,22 @@
+// Pages of rows listed newest first (the trash, versions): where a page ends is its last row's time
+// and id (the id breaks ties), given to the client as an opaque continuation token.
+import { BadRequestError } from '../errors.js'
+
+/** Where a page ends: the last row's time (ISO 8601) and id; the next page starts after it. */
+export interface NewestFirstCursor { at: string, id: string }
+
+export function decodeCursor (token: string | undefined): NewestFirstCursor | undefined {
+  if (token === undefined) return undefined
+  const [at, id] = Buffer.from(token, 'base64url').toString().split(' ')
+  if (!id || Number.isNaN(Date.parse(at))) throw new BadRequestError('continuationToken is not one this service gave')
+  return { at, id }
+}
+
+/** One page of `rows` (read `limit + 1`, to tell whether more follow), with the token of the next. */
+export function pageOf<T extends { id: string }> (rows: T[], limit: number, timeOf: (row: T) => Date) {
+  const shown = rows.slice(0, limit)
+  const last = shown.at(-1)
+  return rows.length > limit && last
+    ? { shown, isTruncated: true as const, continuationToken: Buffer.from(`${timeOf(last).toISOString()} ${last.id}`).toString('base64url') }
+    : { shown, isTruncated: false as const }
+}
