@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value'
 import { isIP } from 'node:net'
 import {
   DEFAULT_BCRYPT_COST, DEFAULT_BUCKET, DEFAULT_KEY_PREFIX, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION,
-  DEFAULT_LINK_MAX_SECONDS, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_VERSION_RETENTION_DAYS, DEFAULT_UPLOAD_MEMORY_BYTES, LARGEST_MAX_FILE_BYTES, LARGEST_MAX_UPLOAD_BYTES, s3UploadBufferBytes
+  DEFAULT_LINK_MAX_SECONDS, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_VERSION_RETENTION_DAYS, DEFAULT_CHANGES_RETENTION_DAYS, DEFAULT_UPLOAD_MEMORY_BYTES, LARGEST_MAX_FILE_BYTES, LARGEST_MAX_UPLOAD_BYTES, s3UploadBufferBytes
 } from './defaults.js'
 
 const Url = (description: string, options: { default?: string } = {}) =>
@@ -63,6 +63,7 @@ export const ConfigSchema = Type.Object({
   FOLDER_OPERATION_BUDGET_MS: Millis(10_000, 'how long one folder copy or move request works before it answers isTruncated, to be sent again'),
   QUOTA_BYTES: Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'bytes each user may store (files, trash, versions and unfinished uploads); unset: no quota' })),
   TRASH_RETENTION_DAYS: Type.Number({ minimum: 0, maximum: 3650, default: DEFAULT_TRASH_RETENTION_DAYS, description: 'days from 0 (deletes are at once) to 3650; fractions allowed' }),
+  CHANGES_RETENTION_DAYS: Type.Number({ minimum: 1, maximum: 3650, default: DEFAULT_CHANGES_RETENTION_DAYS, description: 'days from 1 to 3650 that the change journal keeps its entries; fractions allowed' }),
   VERSION_RETENTION_DAYS: Type.Number({ minimum: 0, maximum: 3650, default: DEFAULT_VERSION_RETENTION_DAYS, description: 'days from 0 (an overwrite keeps nothing) to 3650; fractions allowed' }),
   LINK_MAX_SECONDS: Type.Integer({ minimum: 60, maximum: DEFAULT_LINK_MAX_SECONDS, default: DEFAULT_LINK_MAX_SECONDS, description: `seconds from 60 to ${DEFAULT_LINK_MAX_SECONDS} (7 days, S3's longest)` }),
   LINK_SECRET: Optional(Type.String({ minLength: 32, description: 'at least 32 characters, the same on every instance' })),

@@ -21,6 +21,7 @@ export const DEFAULT_UPLOAD_EXPIRY_SECONDS = 86_400
 /** How long a deleted file waits in the trash, as Nextcloud, Dropbox and Google Drive keep them. */
 export const DEFAULT_TRASH_RETENTION_DAYS = 30
 export const DEFAULT_VERSION_RETENTION_DAYS = 30
+export const DEFAULT_CHANGES_RETENTION_DAYS = 30
 /** S3's longest presigned URL. */
 export const DEFAULT_LINK_MAX_SECONDS = 7 * 86_400
 export const DEFAULT_UPLOAD_MEMORY_BYTES = 256 * 1024 * 1024

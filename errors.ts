@@ -51,6 +51,11 @@ export function dependencyUnavailable (dependency: string, cause: unknown): Erro
   return error
 }
 
+/** A change-journal cursor older than the journal keeps: the client lists again (`code: reset`). */
+export class CursorResetError extends createError<[string]>('STOWAGE_ERR_CURSOR_RESET', '%s', 410) {
+  readonly publicCode = 'reset'
+}
+
 /** A range that starts past the end of the file; its `size` goes in the answer's Content-Range. */
 export class RangeNotSatisfiableError extends createError<[string]>('STOWAGE_ERR_RANGE_NOT_SATISFIABLE', '%s', 416) {
   constructor (readonly size: number) {

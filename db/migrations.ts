@@ -1,4 +1,5 @@
 import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely'
+import { isPostgres } from './dialect.js'
 
 // Frozen: a landed migration is never edited; changes come as a new, later-named migration.
 const migrations: Record<string, Migration> = {
@@ -188,6 +189,29 @@ migrations['2026-11-26-versions'] = {
   async down (db: Kysely<any>) {
     await db.schema.alterTable('storage_usage').dropColumn('version_bytes').execute()
     await db.schema.dropTable('versions').execute()
+  }
+}
+
+migrations['2026-11-27-changes'] = {
+  async up (db: Kysely<any>) {
+    // The change journal: every change of a user's files, in the order of `seq`, which only grows.
+    await db.schema
+      .createTable('changes')
+      .addColumn('seq', isPostgres(db) ? 'bigserial' : 'integer', (col) => isPostgres(db) ? col.primaryKey() : col.primaryKey().autoIncrement())
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('op', 'varchar(16)', (col) => col.notNull())
+      .addColumn('key', 'text', (col) => col.notNull())
+      .addColumn('from_key', 'text')
+      .addColumn('size', 'bigint')
+      .addColumn('etag', 'varchar(200)')
+      .addColumn('content_type', 'varchar(255)')
+      .addColumn('at', 'varchar(32)', (col) => col.notNull())
+      .execute()
+    await db.schema.createIndex('changes_user_seq').on('changes').columns(['user_id', 'seq']).execute()
+    await db.schema.createIndex('changes_at').on('changes').column('at').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('changes').execute()
   }
 }
 

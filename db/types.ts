@@ -76,6 +76,18 @@ export interface VersionsTable {
   claimed_until: ColumnType<Timestamp | null, Timestamp | undefined, Timestamp>
 }
 
+export interface ChangesTable {
+  seq: ColumnType<number | string, never, never>
+  user_id: string
+  op: string
+  key: string
+  from_key: string | null
+  size: ColumnType<number | string | null, number | null, number | null>
+  etag: string | null
+  content_type: string | null
+  at: Timestamp
+}
+
 export interface UsageTable {
   user_id: string
   file_bytes: Bigint
@@ -111,6 +123,7 @@ export interface Database {
   settings: SettingsTable
   trash: TrashTable
   versions: VersionsTable
+  changes: ChangesTable
   storage_usage: UsageTable
   quota_reservations: QuotaReservationsTable
   quotas: QuotasTable

@@ -10,6 +10,7 @@ import type { IdentityService } from '../identity/service.js'
 import type { LinkSigner } from '../storage/links.js'
 import type { StagedUploadStore } from '../storage/tus-store.js'
 import type { HealthReport } from '../schemas/health.js'
+import type { Journal } from '../storage/changes.js'
 
 /** For routes authenticated by what they carry (a refresh token, a code): `admit` refuses an address
  *  that keeps failing, `count` counts each 401 against it, as the chain does. */
@@ -46,6 +47,8 @@ export interface StowageDecorators {
   stowageLimitProviderCalls: ProviderCallLimits
   /** Readiness: the database and the file store, each within its own deadline. */
   stowageCheckHealth: () => Promise<HealthReport>
+  /** The change journal: written by the publisher, read by GET /api/changes. */
+  stowageChanges: Journal
   /** Signs and checks the links Stowage serves. */
   stowageLinks: LinkSigner
   /** Resumable uploads' store and locks; undefined when the file store cannot stage writes. */

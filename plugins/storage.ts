@@ -32,7 +32,8 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   const files = createFileService({
     store, bucket, region, root, maxFileBytes, maxUploadBytes, locks: createKeyLocks(db), quotas,
     trash: { repository: createTrashRepository(db), retentionMs },
-    versions: { repository: createVersionRepository(db), retentionMs: Math.round(versionRetentionDays * DAY_MS) }
+    versions: { repository: createVersionRepository(db), retentionMs: Math.round(versionRetentionDays * DAY_MS) },
+    journal: stowageOf(app).stowageChanges
   })
   decorateStowage(app, 'stowageFiles', files)
   decorateStowage(app, 'stowageQuotas', quotas)
@@ -44,4 +45,4 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   const { versions } = files
   if (versions) sweepEvery(app, { everyMs: 10 * 60_000, what: 'thinned and expired versions', sweep: versions.sweep })
   app.addHook('onClose', async () => { await store.close?.() })
-}, { name: 'stowage-storage', fastify: '5.x', dependencies: ['stowage-db'] })
+}, { name: 'stowage-storage', fastify: '5.x', dependencies: ['stowage-db', 'stowage-changes'] })

@@ -19,7 +19,8 @@ const REFUSALS: Record<number, { description: string, headers?: Record<string, o
     headers: { 'WWW-Authenticate': { type: 'string', description: '`Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured' } }
   },
   404: { description: 'Not found, or not yours' },
-  409: { description: 'The destination is the source, or inside the folder moved or copied' },
+  409: { description: 'A conflict with what is there: the destination is the source or inside the folder moved or copied, a file has the folder\'s name, or the folder is not empty' },
+  410: { description: 'The cursor is older than the change journal keeps (`code: reset`): list again' },
   412: { description: 'If-Match or If-None-Match does not hold: nothing was changed' },
   413: { description: 'The file is larger than the service accepts (MAX_FILE_BYTES; MAX_UPLOAD_BYTES for streamed uploads)' },
   415: { description: 'The body is not application/json' },

@@ -12,6 +12,7 @@ import { createPublisher, directly, type AccountOf, type Exclusive } from './pub
 import type { Quotas, Reservation } from './quotas.js'
 import { createTrash, TRASH_PREFIX } from './trash.js'
 import { createVersions, VERSIONS_PREFIX } from './versions.js'
+import type { Journal } from './changes.js'
 
 export const PAGE_SIZE = 100
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
@@ -36,6 +37,8 @@ export interface FileServiceOptions {
   trash?: { repository: TrashRepository, retentionMs: number }
   /** Where replaced files are kept, and for how long; without it (or with 0) nothing is kept. */
   versions?: { repository: VersionRepository, retentionMs: number, now?: () => Date }
+  /** Where every change is journaled, before it is answered. */
+  journal?: Pick<Journal, 'record'>
   /** Usage and quotas: writes and copies reserve their room, every change is counted. */
   quotas: Quotas
 }
@@ -76,12 +79,13 @@ const READ_BEFORE_LOOKING_BYTES = 1024 * 1024
 // A copy whose source changes while it is copied is made again, this many times at most.
 const COPY_ATTEMPTS = 3
 
-export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: keptTrash, versions: keptVersions, quotas }: FileServiceOptions) {
-  /** The user and path of a key of a user's file (not of a folder's marker, which ends in `/`). */
-  const fileOf = (key: string) => {
+export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: keptTrash, versions: keptVersions, journal, quotas }: FileServiceOptions) {
+  /** The user and path of a key under a user's root: a file's, or a folder's marker (ending in `/`). */
+  const pathOf = (key: string) => {
     const [area, userId, folder] = key.split('/', 3)
-    return area === 'users' && folder === root && !isMarker(key) ? { userId, path: key.slice(`users/${userId}/${root}/`.length) } : undefined
+    return area === 'users' && folder === root ? { userId, path: key.slice(`users/${userId}/${root}/`.length) } : undefined
   }
+  const fileOf = (key: string) => isMarker(key) ? undefined : pathOf(key)
   /** A user's files count as theirs, and so do their trash and their versions. */
   const accountOf: AccountOf = (key) => {
     const file = fileOf(key)
@@ -92,7 +96,16 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     return undefined
   }
   const versions = keptVersions && keptVersions.retentionMs > 0 ? createVersions({ store, ...keptVersions, fileOf, count: quotas.change }) : undefined
-  const publisher = createPublisher({ store, locks, accountOf, count: quotas.change, hooks: versions?.hooks })
+  const publisher = createPublisher({
+    store, locks, accountOf, count: quotas.change,
+    hooks: {
+      keep: versions?.hooks.keep,
+      async published (change) {
+        await versions?.hooks.published(change)
+        await journal?.record(change, pathOf)
+      }
+    }
+  })
   const trash = keptTrash && createTrash({ store, publisher, ...keptTrash })
 
   /** What `claim` takes, once there is room: when there is none, the user's oldest versions go

@@ -455,6 +455,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/changes/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The journal's position now: follow changes from here */
+        get: operations["latestChange"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your files' changes after a cursor, oldest first, up to 1000; with `wait`, held until one exists
+         * @description Entries are written before a change is answered. An entry of a change that then failed may appear: apply entries by `etag`. A cursor older than CHANGES_RETENTION_DAYS is 410 with `code: reset`: list your files again.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/usage": {
         parameters: {
             query?: never;
@@ -701,6 +738,31 @@ export interface components {
             isTruncated: boolean;
             /** @description Present exactly when isTruncated */
             continuationToken?: string;
+        };
+        StowageChange: {
+            /** @description put: made or replaced (restores included); move: one per file, with `from` */
+            op: "put" | "delete" | "move" | "folder" | "folder-delete";
+            /** @description The path (a folder's ends in "/") */
+            key: string;
+            /** @description A move's source */
+            from?: string;
+            size?: number;
+            etag?: string;
+            contentType?: string;
+            /** Format: date-time */
+            at: string;
+        };
+        StowageChangeList: {
+            /** @description Oldest first */
+            changes: components["schemas"]["StowageChange"][];
+            /** @description Where to go on from: send it back as `cursor` */
+            cursor: string;
+            /** @description More changes follow at once: ask again with `cursor` */
+            hasMore: boolean;
+        };
+        StowageChangeCursor: {
+            /** @description The journal's position now */
+            cursor: string;
         };
         StowageUsage: {
             /** @description fileBytes + trashBytes + versionBytes + uploadBytes: what counts against the quota */
@@ -2289,7 +2351,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The destination is the source, or inside the folder moved or copied */
+            /** @description A conflict with what is there: the destination is the source or inside the folder moved or copied, a file has the folder's name, or the folder is not empty */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2407,7 +2469,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The destination is the source, or inside the folder moved or copied */
+            /** @description A conflict with what is there: the destination is the source or inside the folder moved or copied, a file has the folder's name, or the folder is not empty */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2583,7 +2645,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The destination is the source, or inside the folder moved or copied */
+            /** @description A conflict with what is there: the destination is the source or inside the folder moved or copied, a file has the folder's name, or the folder is not empty */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2673,7 +2735,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The destination is the source, or inside the folder moved or copied */
+            /** @description A conflict with what is there: the destination is the source or inside the folder moved or copied, a file has the folder's name, or the folder is not empty */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3371,6 +3433,137 @@ export interface operations {
             /** @description Your usage would pass your quota (files, trash and unfinished uploads); `error` says the usage and the quota. Nothing was stored */
             507: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    latestChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The position */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageChangeCursor"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    listChanges: {
+        parameters: {
+            query: {
+                /** @description From GET /api/changes/latest or the previous answer */
+                cursor: string;
+                /** @description Only changes under this prefix (a move counts for both of its paths) */
+                prefix?: string;
+                /** @description Seconds (0–300) to hold the request until a change exists; then `changes: []` and the same cursor */
+                wait?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageChangeList"];
+                };
+            };
+            /** @description The request is malformed; `error` says how */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description The cursor is older than the change journal keeps (`code: reset`): list again */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
