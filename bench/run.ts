@@ -16,6 +16,7 @@ import { generateApiKey } from '../keys/api-key.js'
 import { measureAttack, measureColdBurst } from './attack.js'
 import { measureFsListing, measureOneLevelPages } from './fs-listing.js'
 import { copyAndMove, keepingAVersion, zipAgainstRaw } from './file-operations.js'
+import { waitingPolls, wakeAcross } from './changes.js'
 import { measureKeyVerification } from './key-verification.js'
 import { atLeast, atMost, createBudgets } from './budgets.js'
 import { compareThroughput, transferGrowth, tusAgainstRaw, type StreamingTarget } from './streaming.js'
@@ -295,6 +296,33 @@ async function main () {
       console.log(`fs: a one-level page of 100 files: ${pages.few.toFixed(2)} ms with 100 files below it, ${pages.many.toFixed(2)} ms with 100,000`)
       check('fs: one-level page, 100,000 below / 100 below', pages.many / pages.few, atMost(1.5))
     }
+    /** The change journal: 1,000 waiting long-polls on one instance; on PostgreSQL, a change's wake-up of a long-poll on another. */
+    async function measureChanges () {
+      console.log('\nThe change journal (long-polls)')
+      const one = await freshService('fs')
+      try {
+        const { growth, woken } = await waitingPolls(one, 1000)
+        console.log(`fs: 1,000 waiting long-polls: RSS growth ${(growth / 1048576).toFixed(1)} MiB; ${woken} woken by one change`)
+        check('1,000 waiting long-polls, RSS growth (MiB)', growth / 1048576, 'reported', `${woken} of 1000 woken by one change`)
+      } finally {
+        one.child.kill('SIGTERM')
+      }
+      const postgres = process.env.BENCH_DATABASE_URL
+      if (!postgres) {
+        console.log('the wake-up across PostgreSQL instances needs BENCH_DATABASE_URL: skipped')
+        return
+      }
+      const [writer, waiter] = [await freshService('fs', { DATABASE_URL: postgres }), await freshService('fs', { DATABASE_URL: postgres })]
+      try {
+        const delays = await wakeAcross(writer, waiter, 100)
+        const p99 = delays[Math.ceil(delays.length * 0.99) - 1]
+        console.log(`PostgreSQL: a change on one instance wakes a long-poll on another: median ${delays[49].toFixed(0)} ms, p99 ${p99.toFixed(0)} ms`)
+        check('PostgreSQL: wake-up on another instance, p99 of 100 (ms)', p99, atMost(1000))
+      } finally {
+        writer.child.kill('SIGTERM')
+        waiter.child.kill('SIGTERM')
+      }
+    }
     /** Limits: raw PUTs with a quota in force against without; the attack measure with failure limits on PostgreSQL. */
     async function measureLimits () {
       console.log('\nLimits (quotas, shared failure limits)')
@@ -428,6 +456,7 @@ async function main () {
     }
     if (process.env.BENCH_ONLY === 'limits') return await measureLimits()
     if (process.env.BENCH_ONLY === 'writes') return await measureWrites()
+    if (process.env.BENCH_ONLY === 'changes') return await measureChanges()
     if (process.env.BENCH_ONLY === 'json') {
       await measureJsonPut()
       return await measureJsonGet()
@@ -530,6 +559,7 @@ async function main () {
     await measureFileOperations()
     await measureLimits()
     await measureWrites()
+    await measureChanges()
     await measureConsole()
 
     console.log()

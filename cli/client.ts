@@ -16,6 +16,9 @@ import { causeOf, postJson, RequestFailed, UsageError, type CliIo } from './io.j
 import { createProgress } from './progress.js'
 import { DEFAULT_REGION } from '../defaults.js'
 
+// A --follow's wait, under the 60 s a proxy (nginx's proxy_read_timeout) lets an answer stay silent.
+const FOLLOW_WAIT_SECONDS = 50
+
 export interface AwsCredentialSource { (): Promise<AwsCredentials & { expiration?: Date }> }
 
 export { RequestFailed }
@@ -330,7 +333,8 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     options: {
       json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' },
       long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' },
-      delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }, to: { type: 'string' }
+      delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }, to: { type: 'string' },
+      cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }
     }
   })
   const json = values.json === true
@@ -495,6 +499,22 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         more = step.isTruncated
       }
       return print(io, json, total, `${command === 'cp' ? 'copied' : 'moved'} ${total.files} files (${total.bytes} bytes) from ${from} to ${to || 'your root'}\n`)
+    }
+    case 'changes': {
+      // Without --cursor: from now. A line per change, then (unless following) the cursor to go on from.
+      const prefix = values.prefix === undefined ? '' : remotePrefix(values.prefix)
+      let cursor = values.cursor ?? (await api('GET', '/api/changes/latest')).cursor as string
+      const line = (change: Record<string, string | number>) =>
+        json ? JSON.stringify(change) + '\n' : `${change.at}  ${String(change.op).padEnd(13)}  ${change.from ? `${change.from} -> ` : ''}${change.key}\n`
+      for (;;) {
+        const page = await api('GET', `/api/changes?${new URLSearchParams({ cursor, prefix, ...values.follow === true ? { wait: String(FOLLOW_WAIT_SECONDS) } : {} })}`)
+        for (const change of page.changes) io.stdout.write(line(change))
+        cursor = page.cursor
+        if (values.follow !== true && !page.hasMore) {
+          io.stdout.write(json ? JSON.stringify({ cursor }) + '\n' : `cursor ${cursor}\n`)
+          return
+        }
+      }
     }
     case 'mkdir': {
       const made = await api('POST', '/api/folders', { path: need(first, 'mkdir PATH') })

@@ -43,6 +43,10 @@ Usage:
                                               earlier versions of PATH, kept VERSION_RETENTION_DAYS
                                               (30, thinned): list, read, make one the file again
                                               (the file it replaces becomes a version), remove
+  stowage changes [--cursor C] [--prefix P] [--follow]
+                                              your files' changes after the cursor (from now without
+                                              one), a line each, then the cursor to go on from;
+                                              --follow keeps waiting for more until stopped
   stowage sync LOCAL_DIR PREFIX | sync PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N]
                                               copies what is new or changed, the folder here being
                                               the source when it comes first; a file changed on

@@ -38,7 +38,16 @@ export const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     }
   }, async (request, reply) => {
     const { cursor, prefix = '', wait = '0' } = request.query
-    if (Number(wait) > MAX_WAIT_SECONDS) throw new BadRequestError(`wait is at most ${MAX_WAIT_SECONDS} seconds`)
-    return journal.list(request.userId, { cursor, prefix: checkPrefix(prefix), waitSeconds: Number(wait), signal: clientSignal(reply) })
+    const waitSeconds = Number(wait)
+    if (waitSeconds > MAX_WAIT_SECONDS) throw new BadRequestError(`wait is at most ${MAX_WAIT_SECONDS} seconds`)
+    // A waiting answer is silent on purpose: the connection's idle timeout (HTTP_IDLE_TIMEOUT_MS)
+    // waits with it, and is itself again once the answer is sent.
+    const { socket } = request.raw
+    // (light-my-request's injected requests have no real socket.)
+    if (waitSeconds > 0 && typeof socket?.setTimeout === 'function') {
+      socket.setTimeout(waitSeconds * 1000 + app.server.timeout)
+      reply.raw.once('finish', () => socket.setTimeout(app.server.timeout))
+    }
+    return journal.list(request.userId, { cursor, prefix: checkPrefix(prefix), waitSeconds, signal: clientSignal(reply) })
   })
 }

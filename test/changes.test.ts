@@ -115,3 +115,17 @@ t.test('on PostgreSQL, a change on one instance wakes a long-poll on another wit
     cursor = body.cursor
   }
 })
+
+t.test('a long-poll outlasts HTTP_IDLE_TIMEOUT_MS over a real connection', async (t) => {
+  const { app, close } = await buildTestApp({ idp, env: { HTTP_IDLE_TIMEOUT_MS: '1000' } })
+  t.teardown(close)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  const alice = bearer(idp.token({ sub: 'patient' }))
+  const { cursor } = await (await fetch(`${base}/api/changes/latest`, { headers: alice })).json() as { cursor: string }
+  const started = Date.now()
+  const answer = await fetch(`${base}/api/changes?cursor=${cursor}&wait=3`, { headers: alice })
+  t.equal(answer.status, 200)
+  t.same(await answer.json(), { changes: [], cursor, hasMore: false })
+  t.ok(Date.now() - started >= 2900, `held for its wait (${Date.now() - started} ms), not cut at the idle timeout`)
+})

@@ -370,6 +370,7 @@ t.test('cp and mv of files and folders, rm to the trash, trash ls, restore, rm a
 t.test('mkdir and rmdir; versions: list, get, restore, rm', async (t) => {
   const { url, home, cli, apiKey } = await setup(t)
   t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const { cursor } = JSON.parse((await cli(['changes', '--json'])).stdout)
   t.equal((await cli(['mkdir', 'albums/2026'])).code, 0)
   t.match(JSON.parse((await cli(['ls', 'albums/', '--one-level', '--json'])).stdout), { files: [], folders: ['albums/2026/'] }, 'an empty folder, listed')
   t.equal((await cli(['rmdir', 'albums/2026'])).code, 0)
@@ -396,6 +397,17 @@ t.test('mkdir and rmdir; versions: list, get, restore, rm', async (t) => {
   t.equal((await cli(['versions', 'rm', ids[0]])).code, 0)
   t.equal((await cli(['versions', 'get', ids[0]])).code, 1, 'removed')
   t.equal((await cli(['versions'])).code, 2, 'a usage mistake')
+
+  const changes = await cli(['changes', '--cursor', cursor])
+  t.equal(changes.code, 0, changes.stderr)
+  const lines = changes.stdout.trim().split('\n')
+  t.match(lines[0], /^\S+Z {2}folder +albums\/2026\/$/, 'one line a change, from the cursor')
+  t.match(lines.at(-1), /^cursor \S+$/, 'then the cursor to go on from')
+  t.same(lines.slice(0, -1).map((line) => line.split(/\s+/).slice(1).join(' ')), [
+    'folder albums/2026/', 'folder-delete albums/2026/', 'put draft.txt', 'put draft.txt', 'put draft.txt', 'put draft.txt', 'put draft-2.txt'
+  ], 'mkdir, rmdir, three puts, a restore and a restore elsewhere, in order')
+  const json = JSON.parse((await cli(['changes', '--cursor', cursor, '--prefix', 'draft-2.txt', '--json'])).stdout.trim().split('\n')[0])
+  t.match(json, { op: 'put', key: 'draft-2.txt', size: 6 }, '--prefix and --json')
 })
 
 t.test('sync: a tree of Unicode names up and down; what changed on both sides is a conflict, and nothing is lost', async (t) => {

@@ -142,6 +142,11 @@ for (const driver of ['fs', 's3'] as const) {
     await page.keyboard.press('Escape')
     await versions.waitFor({ state: 'detached' })
 
+    // The folder follows changes made elsewhere: a file written through the API (as the CLI would)
+    // appears without a reload, woken by the change journal.
+    t.equal((await app.inject({ method: 'PUT', url: '/api/raw/from-elsewhere.txt', headers: bearer(key), payload: 'hello' })).statusCode, 200)
+    await table.getByRole('row', { name: 'from-elsewhere.txt' }).waitFor({ timeout: 10_000 })
+
     // A phone's width: nothing wider than the screen, and a row's actions still there.
     await page.setViewportSize({ width: 360, height: 740 })
     if (driver === 'fs') await screenshot(page, 'phone')

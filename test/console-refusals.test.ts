@@ -26,10 +26,13 @@ t.test('each refusal says what the person can do: 507 over quota, 412 changed me
   await upload('big.bin', Buffer.alloc(8192))
   await uploads.getByRole('alert').filter({ hasText: 'You are over your storage quota: delete files or empty the trash.' }).waitFor()
 
-  // Changed by someone else after the page listed it: Replace sends If-Match, and is refused.
-  t.equal((await app.inject({ method: 'PUT', url: '/api/raw/draft.txt', headers: bearer(key), payload: 'their draft' })).statusCode, 200)
+  // Changed by someone else while the person decides (the folder follows changes, so before that
+  // the page would list the new version): Replace sends If-Match of the one it asked about, and is refused.
   await upload('draft.txt', Buffer.from('my draft'))
-  await page.getByRole('dialog', { name: 'draft.txt is already here' }).getByRole('button', { name: 'Replace' }).click()
+  const asked = page.getByRole('dialog', { name: 'draft.txt is already here' })
+  await asked.waitFor()
+  t.equal((await app.inject({ method: 'PUT', url: '/api/raw/draft.txt', headers: bearer(key), payload: 'their draft' })).statusCode, 200)
+  await asked.getByRole('button', { name: 'Replace' }).click()
   await uploads.getByRole('alert').filter({ hasText: 'Someone changed this file since you opened it: reload and try again.' }).waitFor()
   t.equal((await app.inject({ url: '/api/raw/draft.txt', headers: bearer(key) })).body, 'their draft', 'their change stands')
 

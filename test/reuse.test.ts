@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
-  authPlugin, createDialect, createFsStore, dbPlugin, errorsPlugin, filesRoutes, identityPlugin, keysPlugin, sharedSchemas, fileSchemas,
+  authPlugin, createDialect, createFsStore, changesPlugin, dbPlugin, errorsPlugin, filesRoutes, identityPlugin, keysPlugin, sharedSchemas, fileSchemas,
   stowage, storagePlugin, type Database, type StowageDecorators
 } from '../index.js'
 import { createTestDatabase } from './helpers/db.js'
@@ -166,6 +166,7 @@ t.test('the concern plugins still compose by hand, inside a scope of the host', 
     for (const schema of [...sharedSchemas, ...fileSchemas]) child.addSchema(schema)
     await child.register(errorsPlugin)
     await child.register(dbPlugin, { url: 'sqlite::memory:' })
+    await child.register(changesPlugin)
     await child.register(storagePlugin, { driver: 'fs', dir, maxFileBytes: 1024 })
     await child.register(identityPlugin, {})
     await child.register(keysPlugin, { prefix: 'host', bcryptCost: 4 })

@@ -67,6 +67,11 @@ export function createApi (tokens: Tokens) {
       for (const folder of [...made].sort().reverse()) await bytes(`api/folders/${filePath(folder.slice(0, -1))}`, { method: 'DELETE' })
       return trashIds
     },
+    /** Where the change journal stands now. */
+    latestChange: () => dataOf(client.GET('/api/changes/latest')),
+    /** Changes under `prefix` after `cursor`, waited for up to `wait` seconds; `signal` ends the wait. */
+    changes: (cursor: string, prefix: string, wait: number, signal: AbortSignal) =>
+      dataOf(client.GET('/api/changes', { params: { query: { cursor, prefix, wait: String(wait) } }, signal })),
     /** A folder that exists while it is empty. */
     makeFolder: (path: string) => dataOf(client.POST('/api/folders', { body: { path } })),
     /** A file's earlier versions, newest first, a page at a time. */

@@ -21,6 +21,9 @@ interface FilesProps {
   onUnauthorized: () => void
 }
 
+const FOLLOW_WAIT_SECONDS = 25
+const FOLLOW_RETRY_MS = 10_000
+
 /** Opens the browser's save for `url` (a link of Stowage's, or a blob); another origin's opens in a tab. */
 function save (url: string, name: string) {
   Object.assign(document.createElement('a'), { href: url, download: name, target: '_blank', rel: 'noopener' }).click()
@@ -47,6 +50,27 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     }
   })
   useEffect(() => { dispatch({ type: 'opened' }); void load() }, [prefix])
+  // The folder follows changes made elsewhere (another tab, the CLI, a sync): the change journal is
+  // waited on, and the folder listed again when something under it changed.
+  useEffect(() => {
+    const stop = new AbortController()
+    void (async () => {
+      while (!stop.signal.aborted) {
+        try {
+          let { cursor } = await api.latestChange()
+          while (!stop.signal.aborted) {
+            const page = await api.changes(cursor, prefix, FOLLOW_WAIT_SECONDS, stop.signal)
+            cursor = page.cursor
+            if (page.changes.length > 0 && !stop.signal.aborted) void load()
+          }
+        } catch {
+          // Left (aborted), or the journal out of reach for now: followed again a little later.
+          await new Promise((resolve) => setTimeout(resolve, FOLLOW_RETRY_MS))
+        }
+      }
+    })()
+    return () => stop.abort()
+  }, [prefix])
 
   const keyOf = (row: Row) => prefix + row.name + (row.folder ? '/' : '')
   const rowOf = (key: string) => rows.find((row) => keyOf(row) === key)
