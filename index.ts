@@ -39,8 +39,8 @@ export type {
   ListPage, ListOptions
 } from './storage/object-store.js'
 export { asDependency, limitBytes, resolveRange } from './storage/object-store.js'
-export { createPublisher, directly, type Exclusive, type Publisher, type PublisherOptions } from './storage/publisher.js'
-export { createKeyLocks, type KeyLocks } from './db/key-locks.js'
+export { createPublisher, type Publisher, type PublisherOptions } from './storage/publisher.js'
+export { createKeyLocks, directly, type Exclusive, type KeyLocks } from './db/key-locks.js'
 export type { S3StoreOptions } from './storage/s3-store.js'
 export { createJwks } from './identity/jwks.js'
 export { createJwtVerifier, type JwtVerifier } from './identity/jwt.js'

@@ -1,7 +1,12 @@
 import { sql, type Kysely } from 'kysely'
 import { isPostgres } from './dialect.js'
 import { compareKeys } from '../storage/object-store.js'
-import type { Exclusive } from '../storage/publisher.js'
+
+/** Runs `publish` with no other publisher of the key (or of any of the keys: a move holds both) inside. */
+export type Exclusive = <T>(key: string | readonly string[], publish: () => Promise<T>) => Promise<T>
+
+/** For a store used alone: no other publisher to keep out. */
+export const directly: Exclusive = (_key, publish) => publish()
 
 /** What a turn of shared publishers does once: `opening` before the first of them publishes and
  *  `closing` after the last (told what they published, and how many tried), both under the lock;

@@ -1,5 +1,5 @@
 import { BadRequestError, ConflictError, InsufficientStorageError, NotFoundError, PreconditionFailedError } from '../errors.js'
-import type { KeyLocks } from '../db/key-locks.js'
+import { directly, type Exclusive, type KeyLocks } from '../db/key-locks.js'
 import type { TrashRepository } from '../db/trash.js'
 import type { VersionRepository } from '../db/versions.js'
 import type { Owner } from '../db/usage.js'
@@ -8,7 +8,7 @@ import { pageEnd, type Bytes, type ObjectMeta, type ObjectRead, type ObjectStore
 import {
   checkFilePath, checkFolderPath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
 } from './paths.js'
-import { createPublisher, directly, type AccountOf, type Exclusive } from './publisher.js'
+import { createPublisher, type AccountOf } from './publisher.js'
 import type { Quotas, Reservation } from './quotas.js'
 import { createTrash, TRASH_PREFIX } from './trash.js'
 import { createVersions, VERSIONS_PREFIX } from './versions.js'

@@ -1,14 +1,8 @@
-import type { KeyLocks } from '../db/key-locks.js'
+import { directly, type Exclusive, type KeyLocks } from '../db/key-locks.js'
 import type { UsageChange } from '../db/usage.js'
 import { PreconditionFailedError } from '../errors.js'
 import { checkPreconditions, hasPreconditions } from './conditional.js'
 import type { Bytes, ObjectMeta, ObjectStore, Preconditions, StagedObject, StagedPosition, StagedState } from './object-store.js'
-
-/** Runs `publish` with no other publisher of the key (or of any of the keys: a move holds both) inside. */
-export type Exclusive = <T>(key: string | readonly string[], publish: () => Promise<T>) => Promise<T>
-
-/** For a store used alone: no other publisher to keep out. */
-export const directly: Exclusive = (_key, publish) => publish()
 
 /** Whose usage a key counts in, and as what; undefined for a key no one's usage holds. */
 export type AccountOf = (key: string) => { userId: string, counts: 'file' | 'trash' | 'version' } | undefined
