@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { UsageChange } from '../db/usage.js'
 import type { Version, VersionRepository } from '../db/versions.js'
-import { NotFoundError } from '../errors.js'
+import { NotFoundError, PreconditionFailedError } from '../errors.js'
 import { inGroups } from '../limits.js'
 import { decodeCursor, pageOf } from './newest-first.js'
 import type { ObjectMeta, ObjectStore } from './object-store.js'
@@ -59,8 +59,15 @@ export function createVersions ({ store, repository, retentionMs, fileOf, count,
       async keep (current: ObjectMeta): Promise<ObjectMeta | undefined> {
         const file = fileOf(current.key)
         if (!file) return undefined
-        const staged = await store.stageCopy(current, `${VERSIONS_PREFIX}${file.userId}/${randomBytes(16).toString('hex')}`)
-        return staged?.publish()
+        try {
+          const staged = await store.stageCopy(current, `${VERSIONS_PREFIX}${file.userId}/${randomBytes(16).toString('hex')}`)
+          return await staged?.publish()
+        } catch (error) {
+          // Replaced by a writer the lock did not keep out (instances sharing one SQLite file): its
+          // write is not refused for that; the version is not kept.
+          if (error instanceof PreconditionFailedError) return undefined
+          throw error
+        }
       },
       async published ({ key, before, kept }: PublishedChange) {
         const file = fileOf(key)

@@ -37,19 +37,25 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const folderChooser = useRef<HTMLInputElement>(null)
   const uploads = useUploads(api, () => { void load() })
 
-  const load = (continuationToken?: string) => attempt(async () => {
+  /** Lists this folder (its next page after `continuationToken`); `current` says whether the folder
+   *  is still the one shown when the listing arrives (another may have been opened meanwhile). */
+  const load = (continuationToken?: string, current = () => true) => attempt(async () => {
     dispatch({ type: 'loading', loading: true })
     try {
-      const [listing] = await Promise.all([
-        api.list(prefix, continuationToken),
-        continuationToken ? undefined : api.usage().then((usage) => dispatch({ type: 'usage', usage }))
-      ])
+      const [listing, usage] = await Promise.all([api.list(prefix, continuationToken), continuationToken ? undefined : api.usage()])
+      if (!current()) return
+      if (usage) dispatch({ type: 'usage', usage })
       dispatch({ type: 'listed', rows: rowsOf(prefix, listing), next: listing.isTruncated ? listing.continuationToken : undefined, appended: continuationToken !== undefined })
     } finally {
-      dispatch({ type: 'loading', loading: false })
+      if (current()) dispatch({ type: 'loading', loading: false })
     }
   })
-  useEffect(() => { dispatch({ type: 'opened' }); void load() }, [prefix])
+  useEffect(() => {
+    let shown = true
+    dispatch({ type: 'opened' })
+    void load(undefined, () => shown)
+    return () => { shown = false }
+  }, [prefix])
   // The folder follows changes made elsewhere (another tab, the CLI, a sync): the change journal is
   // waited on, and the folder listed again when something under it changed.
   useEffect(() => {
@@ -61,7 +67,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
           while (!stop.signal.aborted) {
             const page = await api.changes(cursor, prefix, FOLLOW_WAIT_SECONDS, stop.signal)
             cursor = page.cursor
-            if (page.changes.length > 0 && !stop.signal.aborted) void load()
+            if (page.changes.length > 0 && !stop.signal.aborted) void load(undefined, () => !stop.signal.aborted)
           }
         } catch {
           // Left (aborted), or the journal out of reach for now: followed again a little later.
