@@ -10,7 +10,7 @@ export interface ChangeBell {
 }
 
 /** The waiters of this process, per user. */
-export function createLocalBell (): ChangeBell & { waiting (): number, ringAll (): void } {
+export function createLocalBell (): ChangeBell & { ringAll (): void } {
   const waiters = new Map<string, Set<() => void>>()
   return {
     ring (userId) {
@@ -39,7 +39,6 @@ export function createLocalBell (): ChangeBell & { waiting (): number, ringAll (
     ringAll () {
       for (const set of waiters.values()) for (const wake of set) wake()
     },
-    waiting: () => [...waiters.values()].reduce((count, set) => count + set.size, 0),
     close: async () => {}
   }
 }

@@ -319,13 +319,14 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       list: (userId: string, path: string, continuationToken?: string) => versions.list(userId, checkFilePath(path), continuationToken),
       /** A version's bytes, described as the file they were (its time and type), and that file's path. */
       async read (userId: string, id: string, options: ReadConditions & { range?: RangeRequest } = {}) {
-        const { version } = await versions.find(userId, id)
+        const version = await versions.find(userId, id)
         const read = await readAt(version.objectKey, versions.notFound, options, (meta) => ({ ...meta, contentType: version.contentType, lastModified: version.lastModified }))
         return { path: version.path, read }
       },
       /** Copies a version back to its path (or `to`): it becomes the file, and the file it replaces a version. */
       async restore (owner: Owner, id: string, { to, ifMatch }: { to?: string, ifMatch?: string[] } = {}) {
-        const { version, object } = await versions.find(owner.userId, id)
+        const version = await versions.find(owner.userId, id)
+        const object = await versions.objectOf(version)
         const path = to ?? version.path
         const key = keyOf(owner.userId, path)
         const restored = await withRoom(owner, object.size, (reservation) => publisher.copy(object, key, { preconditions: { ifMatch }, reservation }))

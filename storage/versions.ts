@@ -91,12 +91,18 @@ export function createVersions ({ store, repository, retentionMs, fileOf, count,
       return { versions: shown.map(described), ...page }
     },
 
-    /** A version of one of the user's files, as the store holds it; 404 for another user's. */
-    async find (userId: string, id: string): Promise<{ version: Version, object: ObjectMeta }> {
+    /** A version of one of the user's files; 404 for another user's. */
+    async find (userId: string, id: string): Promise<Version> {
       const version = await repository.find(userId, id)
-      const object = version && await store.head(version.objectKey)
-      if (!version || !object) throw notFound()
-      return { version, object: { ...object, contentType: version.contentType, lastModified: version.lastModified } }
+      if (!version) throw notFound()
+      return version
+    },
+
+    /** The object that holds `version`, as the store has it (to copy it back); 404 when it is gone. */
+    async objectOf (version: Version): Promise<ObjectMeta> {
+      const object = await store.head(version.objectKey)
+      if (!object) throw notFound()
+      return { ...object, contentType: version.contentType, lastModified: version.lastModified }
     },
 
     async remove (userId: string, id: string) {
