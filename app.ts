@@ -127,6 +127,7 @@ export function stowageOptions (config: Config): StowageOptions {
       quotaBytes: config.QUOTA_BYTES
     },
     changes: { retentionDays: config.CHANGES_RETENTION_DAYS },
+    webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
     uploads: { memoryBytes: config.UPLOAD_MEMORY_BYTES, timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, expirySeconds: config.UPLOAD_EXPIRY_SECONDS },
     operations: { folderBudgetMs: config.FOLDER_OPERATION_BUDGET_MS },
     health: { timeoutMs: config.HEALTH_TIMEOUT_MS },

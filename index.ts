@@ -6,6 +6,7 @@ export { ConfigError, ConfigSchema, loadConfig, type Config, type Env } from './
 export { authPlugin, acceptCaller, bearerToken, type AuthPluginOptions, type Authenticator, type Caller } from './plugins/auth.js'
 export { dbPlugin, type DbPluginOptions } from './plugins/db.js'
 export { changesPlugin, type ChangesPluginOptions } from './plugins/changes.js'
+export { webhooksPlugin, type WebhooksPluginOptions } from './plugins/webhooks.js'
 export * from './errors.js'
 export { errorHandler, errorsPlugin, notFoundHandler } from './plugins/errors.js'
 export { healthPlugin, type HealthPluginOptions } from './plugins/health.js'

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import { isPostgres } from './dialect.js'
 import type { ChangesTable, Database } from './types.js'
+import { queueDeliveries } from './webhooks.js'
 
 export type ChangeOp = 'put' | 'delete' | 'move' | 'folder' | 'folder-delete'
 
@@ -44,18 +45,22 @@ const beginsWith = (column: 'key' | 'from_key', prefix: string) => sql<boolean>`
 export function createChangeRepository (db: Kysely<Database>) {
   const notifies = isPostgres(db)
   return {
-    /** Journals a change; on PostgreSQL every instance hears of it when it commits. */
-    async add ({ userId, op, key, from, size, etag, contentType, at }: Omit<ChangeEntry, 'seq'>): Promise<void> {
-      const values = {
-        user_id: userId, op, key, from_key: from ?? null, size: size ?? null, etag: etag ?? null, content_type: contentType ?? null, at: at.toISOString()
-      }
-      if (!notifies) {
-        await db.insertInto('changes').values(values).execute()
-        return
-      }
-      await db.transaction().execute(async (trx) => {
-        await trx.insertInto('changes').values(values).execute()
-        await sql`select pg_notify(${CHANGES_CHANNEL}, ${userId})`.execute(trx)
+    /**
+     * Journals a change and queues it for the user's webhooks, in one transaction; on PostgreSQL every
+     * instance hears of it when it commits. Resolves with how many deliveries were queued.
+     */
+    async add (change: Omit<ChangeEntry, 'seq'>): Promise<number> {
+      const { userId, op, key, from, size, etag, contentType, at } = change
+      return await db.transaction().execute(async (trx) => {
+        // One journal writer at a time: entries commit in the order of their `seq`, so a reader
+        // past one never misses an earlier one that was still committing.
+        if (notifies) await sql`select pg_advisory_xact_lock(hashtextextended(${CHANGES_CHANNEL}, 1))`.execute(trx)
+        await trx.insertInto('changes').values({
+          user_id: userId, op, key, from_key: from ?? null, size: size ?? null, etag: etag ?? null, content_type: contentType ?? null, at: at.toISOString()
+        }).execute()
+        const queued = await queueDeliveries(trx, change)
+        if (notifies) await sql`select pg_notify(${CHANGES_CHANNEL}, ${userId})`.execute(trx)
+        return queued
       })
     },
 

@@ -215,6 +215,48 @@ migrations['2026-11-27-changes'] = {
   }
 }
 
+migrations['2026-11-28-webhooks'] = {
+  async up (db: Kysely<any>) {
+    await db.schema
+      .createTable('webhooks')
+      .addColumn('id', 'varchar(32)', (col) => col.primaryKey())
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('url', 'text', (col) => col.notNull())
+      .addColumn('prefix', 'text', (col) => col.notNull())
+      .addColumn('secret', 'varchar(128)', (col) => col.notNull())
+      .addColumn('created_at', 'varchar(32)', (col) => col.notNull())
+      .addColumn('disabled', 'integer', (col) => col.notNull().defaultTo(0))
+      .execute()
+    await db.schema.createIndex('webhooks_user').on('webhooks').column('user_id').execute()
+    // The delivery queue: one row per change and webhook, queued with the change's journal entry,
+    // taken by one instance at a time (`claimed_until`), kept a while once finished.
+    await db.schema
+      .createTable('webhook_deliveries')
+      .addColumn('id', isPostgres(db) ? 'bigserial' : 'integer', (col) => isPostgres(db) ? col.primaryKey() : col.primaryKey().autoIncrement())
+      .addColumn('webhook_id', 'varchar(32)', (col) => col.notNull().references('webhooks.id').onDelete('cascade'))
+      .addColumn('op', 'varchar(16)', (col) => col.notNull())
+      .addColumn('key', 'text', (col) => col.notNull())
+      .addColumn('from_key', 'text')
+      .addColumn('size', 'bigint')
+      .addColumn('etag', 'varchar(200)')
+      .addColumn('at', 'varchar(32)', (col) => col.notNull())
+      .addColumn('status', 'varchar(16)', (col) => col.notNull())
+      .addColumn('attempts', 'integer', (col) => col.notNull().defaultTo(0))
+      .addColumn('next_attempt_at', 'varchar(32)', (col) => col.notNull())
+      .addColumn('claimed_until', 'varchar(32)')
+      .addColumn('last_error', 'varchar(500)')
+      .addColumn('finished_at', 'varchar(32)')
+      .execute()
+    await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute()
+    await db.schema.createIndex('webhook_deliveries_webhook').on('webhook_deliveries').columns(['webhook_id', 'id']).execute()
+    await db.schema.createIndex('webhook_deliveries_finished').on('webhook_deliveries').column('finished_at').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('webhook_deliveries').execute()
+    await db.schema.dropTable('webhooks').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

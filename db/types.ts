@@ -1,4 +1,4 @@
-import type { ColumnType, Selectable } from 'kysely'
+import type { ColumnType, Generated, Selectable } from 'kysely'
 
 /** Timestamps are ISO 8601 UTC strings: portable across SQLite and PostgreSQL, and they sort as text. */
 type Timestamp = string
@@ -88,6 +88,36 @@ export interface ChangesTable {
   at: Timestamp
 }
 
+export interface WebhooksTable {
+  id: string
+  user_id: string
+  url: string
+  prefix: string
+  /** `whsec_…`: the HMAC key of its signatures, needed in full to sign. */
+  secret: string
+  created_at: Timestamp
+  disabled: ColumnType<number, number | undefined, number>
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number | string>
+  webhook_id: string
+  op: string
+  key: string
+  from_key: string | null
+  size: ColumnType<number | string | null, number | null, number | null>
+  etag: string | null
+  at: Timestamp
+  /** pending, delivered or failed */
+  status: string
+  attempts: ColumnType<number, number | undefined, number>
+  next_attempt_at: Timestamp
+  /** An instance's claim while it delivers: no other takes it before then. */
+  claimed_until: Timestamp | null
+  last_error: string | null
+  finished_at: Timestamp | null
+}
+
 export interface UsageTable {
   user_id: string
   file_bytes: Bigint
@@ -124,6 +154,8 @@ export interface Database {
   trash: TrashTable
   versions: VersionsTable
   changes: ChangesTable
+  webhooks: WebhooksTable
+  webhook_deliveries: WebhookDeliveriesTable
   storage_usage: UsageTable
   quota_reservations: QuotaReservationsTable
   quotas: QuotasTable

@@ -19,6 +19,8 @@ export interface MetricSources {
   bcrypt?: () => { running: number, queued: number, verifiedHits: number }
   uploadMemory?: () => { held: number, limit: number, refused: number }
   databasePool?: () => { total: number, idle: number, waiting: number } | undefined
+  changes?: () => { waiting: number }
+  webhooks?: () => { running: number }
 }
 
 /**
@@ -51,6 +53,8 @@ export function createMetrics ({ prefix = 'stowage_', defaultMetrics = true } = 
   const identityDuration = new Histogram({ name: name('identity_call_duration_seconds'), help: 'Calls to the identity provider (peer idp: discovery, jwks, token) and to STS (peer sts: get_caller_identity, assume_role_with_web_identity)', labelNames: ['peer', 'operation'], buckets: LATENCY_BUCKETS, registers })
   const identityFailures = new Counter({ name: name('identity_call_failures_total'), help: 'Calls to the identity provider and STS that failed: no answer in time, or a 5xx (a refused token or signature is not a failure)', labelNames: ['peer', 'operation'], registers })
   const requestsCut = new Counter({ name: name('requests_cut_total'), help: 'Requests cut off by a deadline: headers, body (HTTP_REQUEST_TIMEOUT_MS), idle (HTTP_IDLE_TIMEOUT_MS)', labelNames: ['timeout'], registers })
+  const webhookDeliveries = new Counter({ name: name('webhook_deliveries_total'), help: 'Webhook delivery attempts by result: delivered, retry (failed, tried again later), failed (the last retry failed: the webhook is disabled)', labelNames: ['result'], registers })
+  const webhookDeliveryDuration = new Histogram({ name: name('webhook_delivery_duration_seconds'), help: 'Webhook delivery attempts, from the POST to the receiver\'s answer (or the 10 s cut)', buckets: LATENCY_BUCKETS, registers })
   const readiness = new Gauge({ name: name('readiness_check_up'), help: '1 when the readiness check passed at its last run, 0 when it failed', labelNames: ['check'], registers })
 
   /** A gauge of a few states of one thing, read from its service at each scrape. */
@@ -69,6 +73,14 @@ export function createMetrics ({ prefix = 'stowage_', defaultMetrics = true } = 
     return stats && { held: stats.held, limit: stats.limit }
   })
   stateGauge('database_pool_connections', 'PostgreSQL pool connections: open (total), idle, and requests waiting for one', () => sources.databasePool?.())
+  new Gauge({
+    name: name('changes_waiting_requests'), help: 'GET /api/changes requests waiting for a change (long-polls) on this instance', registers,
+    collect () { this.set(sources.changes?.().waiting ?? 0) }
+  })
+  new Gauge({
+    name: name('webhook_deliveries_running'), help: 'Webhook deliveries this instance is sending now', registers,
+    collect () { this.set(sources.webhooks?.().running ?? 0) }
+  })
   new Counter({
     name: name('api_key_cache_hits_total'), help: 'API keys verified from memory, without bcrypt', registers,
     collect () { setCounter(this, sources.bcrypt?.().verifiedHits) }
@@ -88,6 +100,8 @@ export function createMetrics ({ prefix = 'stowage_', defaultMetrics = true } = 
     authAttempts,
     requestsCut,
     readiness,
+    webhookDeliveries,
+    webhookDeliveryDuration,
 
     /** A database statement, by the operation its SQL begins with. */
     observeQuery (sql: string, seconds: number, failed: boolean) {

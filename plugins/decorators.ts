@@ -11,6 +11,7 @@ import type { LinkSigner } from '../storage/links.js'
 import type { StagedUploadStore } from '../storage/tus-store.js'
 import type { HealthReport } from '../schemas/health.js'
 import type { Journal } from '../storage/changes.js'
+import type { Webhooks } from '../webhooks/service.js'
 
 /** For routes authenticated by what they carry (a refresh token, a code): `admit` refuses an address
  *  that keeps failing, `count` counts each 401 against it, as the chain does. */
@@ -49,6 +50,8 @@ export interface StowageDecorators {
   stowageCheckHealth: () => Promise<HealthReport>
   /** The change journal: written by the publisher, read by GET /api/changes. */
   stowageChanges: Journal
+  /** A user's webhooks, and how many deliveries this instance is sending. */
+  stowageWebhooks: Webhooks & { stats: () => { running: number } }
   /** Signs and checks the links Stowage serves. */
   stowageLinks: LinkSigner
   /** Resumable uploads' store and locks; undefined when the file store cannot stage writes. */

@@ -11,6 +11,9 @@ import { trashRoutes } from '../routes/trash.js'
 import { versionRoutes } from '../routes/versions.js'
 import { changeRoutes } from '../routes/changes.js'
 import { changesPlugin, type ChangesPluginOptions } from './changes.js'
+import { webhooksPlugin, type WebhooksPluginOptions } from './webhooks.js'
+import { webhookRoutes } from '../routes/webhooks.js'
+import { webhookSchemas } from '../schemas/webhooks.js'
 import { folderRoutes } from '../routes/folders.js'
 import { usageRoutes } from '../routes/usage.js'
 import { linkRoutes, type LinkRoutesOptions } from '../routes/links.js'
@@ -54,6 +57,8 @@ export interface StowageOptions {
   storage?: Partial<StoragePluginOptions>
   /** The change journal's retention. */
   changes?: Omit<ChangesPluginOptions, 'databaseUrl'>
+  /** Webhooks: whether they may point at private addresses, and their deliveries' pace. */
+  webhooks?: Omit<WebhooksPluginOptions, 'onOutcome'>
   /** Upload limits; how long an unfinished resumable upload is kept (a day by default). */
   uploads?: { memoryBytes?: number, timeoutMs?: number, expirySeconds?: number }
   /** Unset issuer, server id or role turn the JWT method, the AWS method and refresh off. */
@@ -65,10 +70,10 @@ export interface StowageOptions {
   /** Route groups to mount; all by default. `raw`: the streamed file routes, /api/raw/{path};
    *  `uploads`: resumable uploads (tus), /api/uploads; `links`: signed links, /api/links and /links;
    *  `operations`: copy, move and zip, /api/copies, /api/moves, /api/archive; `folders`: /api/folders;
-   *  `trash`: /api/trash; `versions`: /api/versions; `changes`: /api/changes;
+   *  `trash`: /api/trash; `versions`: /api/versions; `changes`: /api/changes; `webhooks`: /api/webhooks;
    *  `usage`: /api/usage; `console`: the web console, /console/. */
   routes?: {
-    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, changes?: boolean, usage?: boolean, console?: boolean
+    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, changes?: boolean, webhooks?: boolean, usage?: boolean, console?: boolean
   }
   /** The web console: where clients reach the service (PUBLIC_URL), for the page's links. */
   console?: ConsoleRoutesOptions
@@ -102,7 +107,7 @@ const docsPolicy = (assets: string) => [
   "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
 ].join('; ')
 
-const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas, ...folderSchemas, ...trashSchemas, ...versionSchemas, ...changeSchemas, ...usageSchemas]
+const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas, ...folderSchemas, ...trashSchemas, ...versionSchemas, ...changeSchemas, ...webhookSchemas, ...usageSchemas]
 
 /**
  * All of Stowage in one encapsulated plugin: schemas, error handling, services and routes live in
@@ -142,6 +147,10 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
 
   await app.register(dbPlugin, { ...options.database, onQuery: observers.onQuery })
   await app.register(changesPlugin, { ...options.changes, databaseUrl: typeof options.database.url === 'string' ? options.database.url : undefined })
+  await app.register(webhooksPlugin, { ...options.webhooks, onOutcome: metrics && ((result, seconds) => {
+    metrics.webhookDeliveries.inc({ result })
+    metrics.webhookDeliveryDuration.observe(seconds)
+  }) })
   await app.register(storagePlugin, { ...storage, instrument: observers.instrumentStore })
   await app.register(healthPlugin, { ...options.health, onReport: metrics && ((report) => {
     for (const [check, result] of Object.entries(report.checks)) metrics.readiness.set({ check }, result === 'ok' ? 1 : 0)
@@ -150,7 +159,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
-  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, folders: true, trash: true, versions: true, changes: true, usage: true, console: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, folders: true, trash: true, versions: true, changes: true, webhooks: true, usage: true, console: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (metrics) {
@@ -158,7 +167,9 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
     Object.assign(metrics.sources, {
       bcrypt: () => scope.stowageKeys.stats(),
       uploadMemory: () => uploadMemory.stats(),
-      databasePool: () => poolStats(scope.stowageDb)
+      databasePool: () => poolStats(scope.stowageDb),
+      changes: () => ({ waiting: scope.stowageChanges.waiting() }),
+      webhooks: () => scope.stowageWebhooks.stats()
     })
   }
   if (routes.health) await app.register(healthRoutes)
@@ -179,6 +190,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.trash) await app.register(trashRoutes)
   if (routes.versions) await app.register(versionRoutes)
   if (routes.changes) await app.register(changeRoutes)
+  if (routes.webhooks) await app.register(webhookRoutes)
   if (routes.usage) await app.register(usageRoutes)
   if (routes.console) await app.register(consoleRoutes, { ...options.console })
 }

@@ -31,6 +31,16 @@ const described = ({ op, key, from, size, etag, contentType, at }: ChangeEntry) 
  * through the bell, which holds no database connection while it waits.
  */
 export function createJournal ({ repository, bell, now = () => new Date() }: JournalOptions) {
+  const queuedListeners = new Set<() => void>()
+  let waiting = 0
+  async function counted (wait: Promise<boolean>) {
+    waiting++
+    try {
+      return await wait
+    } finally {
+      waiting--
+    }
+  }
   return {
     /** Journals `change`, as `pathOf` names its keys (a user's path, undefined for any other key). */
     async record ({ key, before, after, from }: PublishedChange, pathOf: (key: string) => { userId: string, path: string } | undefined) {
@@ -49,9 +59,13 @@ export function createJournal ({ repository, bell, now = () => new Date() }: Jou
         entry = { userId: source.userId, op: 'delete', key: source.path }
       }
       if (!entry) return
-      await repository.add({ ...entry, at: now() })
+      const queued = await repository.add({ ...entry, at: now() })
       bell.ring(entry.userId)
+      if (queued > 0) for (const listener of queuedListeners) listener()
     },
+
+    /** Calls `listener` when this instance queued webhook deliveries. */
+    onDeliveriesQueued (listener: () => void) { queuedListeners.add(listener) },
 
     latest: async () => ({ cursor: encodeCursor(await repository.latest()) }),
 
@@ -77,12 +91,15 @@ export function createJournal ({ repository, bell, now = () => new Date() }: Jou
         }
         const found = entries.length > 0
         if (found) looked.abort()
-        if (found || !woken || !await woken) {
+        if (found || !woken || !await counted(woken)) {
           const shown = entries.slice(0, CHANGES_PAGE)
           return { changes: shown.map(described), cursor: encodeCursor(shown.at(-1)?.seq ?? after), hasMore: entries.length > CHANGES_PAGE }
         }
       }
     },
+
+    /** Requests waiting for a change now. */
+    waiting: () => waiting,
 
     /** Removes the entries older than `retentionMs`; resolves with how many. */
     sweep: (retentionMs: number) => repository.sweep(new Date(now().getTime() - retentionMs))

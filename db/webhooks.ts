@@ -1,0 +1,170 @@
+import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transaction } from 'kysely'
+import type { Database, WebhookDeliveriesTable, WebhooksTable } from './types.js'
+
+export interface Webhook {
+  id: string
+  userId: string
+  url: string
+  /** Only changes under it (a move counts for both of its paths); '' for all. */
+  prefix: string
+  secret: string
+  createdAt: Date
+  /** Its last retry failed: nothing more is queued for it. */
+  disabled: boolean
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
+
+/** One change to tell one webhook of, and how telling it went. */
+export interface Delivery {
+  id: number
+  webhookId: string
+  op: string
+  key: string
+  from?: string
+  size?: number
+  etag?: string
+  at: Date
+  status: DeliveryStatus
+  /** Attempts begun, the one running included. */
+  attempts: number
+  nextAttemptAt: Date
+  lastError?: string
+  finishedAt?: Date
+}
+
+/** A claimed delivery, with where it goes and the key that signs it. */
+export type ClaimedDelivery = Delivery & { url: string, secret: string }
+
+const webhookOf = (row: Selectable<WebhooksTable>): Webhook => ({
+  id: row.id, userId: row.user_id, url: row.url, prefix: row.prefix, secret: row.secret, createdAt: new Date(row.created_at), disabled: Number(row.disabled) === 1
+})
+
+const deliveryOf = (row: Selectable<WebhookDeliveriesTable>): Delivery => ({
+  id: Number(row.id),
+  webhookId: row.webhook_id,
+  op: row.op,
+  key: row.key,
+  ...row.from_key === null ? {} : { from: row.from_key },
+  ...row.size === null ? {} : { size: Number(row.size) },
+  ...row.etag === null ? {} : { etag: row.etag },
+  at: new Date(row.at),
+  status: row.status as DeliveryStatus,
+  attempts: row.attempts,
+  nextAttemptAt: new Date(row.next_attempt_at),
+  ...row.last_error === null ? {} : { lastError: row.last_error },
+  ...row.finished_at === null ? {} : { finishedAt: new Date(row.finished_at) }
+})
+
+/** `text` begins with the column's prefix. */
+const underPrefix = (text: string) => sql<boolean>`substr(cast(${text} as text), 1, length(webhooks.prefix)) = webhooks.prefix`
+
+/**
+ * Queues `change` for each of its user's webhooks that want it, in the transaction that journals it:
+ * a journaled change is queued, and a change that is not journaled is not. Resolves with how many.
+ */
+export async function queueDeliveries (trx: Transaction<Database>, change: { userId: string, op: string, key: string, from?: string, size?: number, etag?: string, at: Date }): Promise<number> {
+  const { userId, op, key, from, size, etag, at } = change
+  const wanted = from === undefined ? underPrefix(key) : sql<boolean>`(${underPrefix(key)} or ${underPrefix(from)})`
+  const { numAffectedRows } = await sql`
+    insert into webhook_deliveries (webhook_id, op, key, from_key, size, etag, at, status, attempts, next_attempt_at)
+    select webhooks.id, cast(${op} as text), cast(${key} as text), cast(${from ?? null} as text), cast(${size ?? null} as bigint),
+      cast(${etag ?? null} as text), cast(${at.toISOString()} as text), 'pending', 0, cast(${at.toISOString()} as text)
+    from webhooks where webhooks.user_id = ${userId} and webhooks.disabled = 0 and ${wanted}`.execute(trx)
+  return Number(numAffectedRows ?? 0)
+}
+
+export function createWebhookRepository (db: Kysely<Database>) {
+  return {
+    /** Adds `webhook` unless its user has `most` already; resolves with whether it was added. */
+    async add (webhook: Omit<Webhook, 'disabled'>, most: number): Promise<boolean> {
+      const { numAffectedRows } = await sql`
+        insert into webhooks (id, user_id, url, prefix, secret, created_at, disabled)
+        select ${webhook.id}, ${webhook.userId}, ${webhook.url}, ${webhook.prefix}, ${webhook.secret}, ${webhook.createdAt.toISOString()}, 0
+        where (select count(*) from webhooks where user_id = ${webhook.userId}) < ${most}`.execute(db)
+      return Number(numAffectedRows ?? 0) === 1
+    },
+
+    async list (userId: string): Promise<Webhook[]> {
+      return (await db.selectFrom('webhooks').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('id').execute()).map(webhookOf)
+    },
+
+    async find (userId: string, id: string): Promise<Webhook | undefined> {
+      const row = await db.selectFrom('webhooks').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst()
+      return row && webhookOf(row)
+    },
+
+    /** Removes a webhook and its queue; resolves with whether it was there. */
+    async remove (userId: string, id: string): Promise<boolean> {
+      return await db.transaction().execute(async (trx) => {
+        const { numDeletedRows } = await trx.deleteFrom('webhooks').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst()
+        if (Number(numDeletedRows) === 0) return false
+        // Also without foreign keys (a host's SQLite may have them off).
+        await trx.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute()
+        return true
+      })
+    },
+
+    /** A webhook's latest deliveries, newest first. */
+    async deliveries (webhookId: string, limit: number): Promise<Delivery[]> {
+      return (await db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId).orderBy('id', 'desc').limit(limit).execute()).map(deliveryOf)
+    },
+
+    /**
+     * Takes up to `limit` deliveries that are due and that no instance holds, for this instance until
+     * `until`, counting an attempt for each. Two instances never take the same one: the update checks
+     * the claim again on the row it changes.
+     */
+    async claim (now: Date, until: Date, limit: number): Promise<ClaimedDelivery[]> {
+      const at = now.toISOString()
+      const free = (where: ExpressionBuilder<Database, 'webhook_deliveries'>) => where.or([where('claimed_until', 'is', null), where('claimed_until', '<', at)])
+      const due = db.selectFrom('webhook_deliveries').select('id')
+        .where('status', '=', 'pending').where('next_attempt_at', '<=', at).where(free)
+        .orderBy('next_attempt_at').limit(limit)
+      const claimed = await db.updateTable('webhook_deliveries')
+        .set((eb) => ({ claimed_until: until.toISOString(), attempts: eb('attempts', '+', 1) }))
+        .where('id', 'in', due).where('status', '=', 'pending').where(free)
+        .returningAll().execute()
+      if (claimed.length === 0) return []
+      const webhooks = new Map((await db.selectFrom('webhooks').selectAll()
+        .where('id', 'in', [...new Set(claimed.map((row) => row.webhook_id))]).execute()).map((row) => [row.id, row]))
+      return claimed.flatMap((row) => {
+        const webhook = webhooks.get(row.webhook_id)
+        return webhook ? [{ ...deliveryOf(row), url: webhook.url, secret: webhook.secret }] : []
+      })
+    },
+
+    async delivered (id: number, now: Date): Promise<void> {
+      await db.updateTable('webhook_deliveries').set({ status: 'delivered', claimed_until: null, last_error: null, finished_at: now.toISOString() }).where('id', '=', id).execute()
+    },
+
+    /** The attempt failed; the next is at `next`. */
+    async retry (id: number, next: Date, error: string): Promise<void> {
+      await db.updateTable('webhook_deliveries').set({ claimed_until: null, next_attempt_at: next.toISOString(), last_error: error }).where('id', '=', id).execute()
+    },
+
+    /** An attempt that did not run (the instance is stopping): the delivery is free again at once, its attempt not counted. */
+    async release (id: number): Promise<void> {
+      await db.updateTable('webhook_deliveries').set((eb) => ({ claimed_until: null, attempts: eb('attempts', '-', 1) })).where('id', '=', id).where('status', '=', 'pending').execute()
+    },
+
+    /** The last retry failed: the delivery fails, its webhook is disabled, and what it still had queued fails with it. */
+    async giveUp (delivery: Delivery, error: string, now: Date): Promise<void> {
+      const finished_at = now.toISOString()
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('webhook_deliveries').set({ status: 'failed', claimed_until: null, last_error: error, finished_at }).where('id', '=', delivery.id).execute()
+        await trx.updateTable('webhooks').set({ disabled: 1 }).where('id', '=', delivery.webhookId).execute()
+        await trx.updateTable('webhook_deliveries').set({ status: 'failed', last_error: 'not sent: the webhook was disabled after a delivery\'s last retry failed', finished_at })
+          .where('webhook_id', '=', delivery.webhookId).where('status', '=', 'pending').where('id', '!=', delivery.id).execute()
+      })
+    },
+
+    /** Removes the deliveries that finished before `before`; resolves with how many. */
+    async sweep (before: Date): Promise<number> {
+      const { numDeletedRows } = await db.deleteFrom('webhook_deliveries').where('finished_at', '<', before.toISOString()).executeTakeFirst()
+      return Number(numDeletedRows)
+    }
+  }
+}
+
+export type WebhookRepository = ReturnType<typeof createWebhookRepository>

@@ -1,0 +1,178 @@
+import http from 'node:http'
+import https from 'node:https'
+import { isIP } from 'node:net'
+import type { FastifyBaseLogger } from 'fastify'
+import type { ClaimedDelivery, WebhookRepository } from '../db/webhooks.js'
+import { checkReachable, guardedLookup, hostOf, RefusedAddressError } from './addresses.js'
+import { signature } from './signature.js'
+
+/** After a failed attempt, the waits before the next ones (Standard Webhooks'); after the last, the webhook is disabled. */
+export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
+// A receiver has this long to answer.
+export const DELIVERY_TIMEOUT_MS = 10_000
+// A claim outlasts its attempt by this much: time to save the outcome before another instance may take it.
+const CLAIM_MARGIN_MS = 5_000
+
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed'
+
+export interface DelivererOptions {
+  repository: WebhookRepository
+  /** Deliver to loopback and private addresses too (a receiver on the same host or network). */
+  allowPrivate: boolean
+  retryDelaysMs?: number[]
+  timeoutMs?: number
+  /** How often the queue is looked at for what is due (and what other instances queued). */
+  pollMs?: number
+  /** Attempts running at once on this instance. */
+  concurrency?: number
+  log: FastifyBaseLogger
+  onOutcome?: (outcome: DeliveryOutcome, seconds: number) => void
+}
+
+const EVENT_TYPES: Record<string, string> = { put: 'file.put', delete: 'file.delete', move: 'file.move', folder: 'folder.create', 'folder-delete': 'folder.delete' }
+
+/** The body Standard Webhooks describes: what happened, when, and to what. */
+export function payloadOf ({ op, key, from, size, etag, at }: ClaimedDelivery) {
+  return {
+    type: EVENT_TYPES[op] ?? `file.${op}`,
+    timestamp: at.toISOString(),
+    data: { key, ...from === undefined ? {} : { from }, ...size === undefined ? {} : { size }, ...etag === undefined ? {} : { etag } }
+  }
+}
+
+/** Why an attempt failed, in words for the webhook's owner: never the URL, which may hold a token. */
+function reasonOf (error: unknown, timeoutMs: number): string {
+  if (error instanceof RefusedAddressError) return `refused: ${error.message}`
+  const { name, code } = error as { name?: string, code?: string }
+  if (name === 'TimeoutError' || (error as { cause?: { name?: string } }).cause?.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`
+  return `could not reach the receiver (${code ?? name ?? 'error'})`
+}
+
+/**
+ * Delivers the queued webhook deliveries that are due: each taken by one instance at a time (its
+ * claim lapses if the instance dies, and another takes it), signed, POSTed without following
+ * redirects, cut at `timeoutMs`, retried after RETRY_DELAYS_MS, the webhook disabled after the last.
+ */
+export function createDeliverer ({
+  repository, allowPrivate, retryDelaysMs = RETRY_DELAYS_MS, timeoutMs = DELIVERY_TIMEOUT_MS, pollMs = 1000, concurrency = 16, log, onOutcome
+}: DelivererOptions) {
+  const closing = new AbortController()
+  const running = new Set<Promise<void>>()
+  let claiming: Promise<void> | undefined
+  let again = false
+  const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) }
+  const lookup = guardedLookup(allowPrivate)
+
+  /** POSTs `body`; resolves with the status, or rejects when there is none within the deadline. */
+  async function post (url: URL, body: string, headers: Record<string, string>): Promise<number> {
+    if (isIP(hostOf(url)) !== 0) await checkReachable(url, allowPrivate)
+    const client = url.protocol === 'https:' ? https : http
+    return await new Promise((resolve, reject) => {
+      const request = client.request(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Stowage-Webhooks' },
+        agent: agents[url.protocol as keyof typeof agents],
+        lookup,
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), closing.signal])
+      }, (response) => {
+        // Only the status matters; the body is read and dropped.
+        response.resume()
+        response.on('error', () => {})
+        resolve(response.statusCode ?? 0)
+      })
+      request.on('error', reject)
+      request.end(body)
+    })
+  }
+
+  /** Resolves with why the attempt failed, or undefined when it was delivered. */
+  async function attempt (delivery: ClaimedDelivery): Promise<string | undefined> {
+    const id = `msg_${delivery.id}`
+    const body = JSON.stringify(payloadOf(delivery))
+    const timestamp = Math.floor(Date.now() / 1000)
+    try {
+      const status = await post(new URL(delivery.url), body, {
+        'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature(delivery.secret, id, timestamp, body)
+      })
+      if (status >= 200 && status < 300) return undefined
+      return `the receiver answered ${status}${status >= 300 && status < 400 ? ' (redirects are not followed)' : ''}`
+    } catch (error) {
+      return reasonOf(error, timeoutMs)
+    }
+  }
+
+  async function deliver (delivery: ClaimedDelivery) {
+    const started = performance.now()
+    try {
+      const error = await attempt(delivery)
+      let outcome: DeliveryOutcome
+      if (error === undefined) {
+        await repository.delivered(delivery.id, new Date())
+        outcome = 'delivered'
+      } else if (closing.signal.aborted) {
+        await repository.release(delivery.id)
+        return
+      } else if (delivery.attempts > retryDelaysMs.length) {
+        await repository.giveUp(delivery, error, new Date())
+        outcome = 'failed'
+        log.warn({ webhookId: delivery.webhookId, deliveryId: delivery.id, error }, 'webhook disabled: a delivery failed its last retry')
+      } else {
+        await repository.retry(delivery.id, new Date(Date.now() + retryDelaysMs[delivery.attempts - 1]), error)
+        outcome = 'retry'
+        log.debug({ webhookId: delivery.webhookId, deliveryId: delivery.id, error, attempts: delivery.attempts }, 'webhook delivery failed; retried later')
+      }
+      onOutcome?.(outcome, (performance.now() - started) / 1000)
+    } catch (error) {
+      log.warn({ err: error, deliveryId: delivery.id }, 'a webhook delivery\'s outcome could not be saved; it is tried again when its claim lapses')
+    }
+  }
+
+  /** Takes what is due, as much as there is room for; called on a timer, on a queued change and when an attempt ends. */
+  function drain (): void {
+    if (closing.signal.aborted) return
+    if (claiming) {
+      again = true
+      return
+    }
+    claiming = (async () => {
+      do {
+        again = false
+        const room = concurrency - running.size
+        if (room <= 0) return
+        const now = Date.now()
+        const taken = await repository.claim(new Date(now), new Date(now + timeoutMs + CLAIM_MARGIN_MS), room)
+        for (const delivery of taken) {
+          const task = deliver(delivery).finally(() => {
+            running.delete(task)
+            drain()
+          })
+          running.add(task)
+        }
+        if (taken.length === room) again = true
+      } while (again && !closing.signal.aborted)
+    })().catch((error) => {
+      log.warn({ err: error }, 'webhook deliveries could not be taken from the queue; trying again shortly')
+    }).finally(() => { claiming = undefined })
+  }
+
+  let timer: NodeJS.Timeout | undefined
+  return {
+    start () {
+      timer ??= setInterval(drain, pollMs).unref()
+      drain()
+    },
+    /** Something was queued: look now rather than at the next tick. */
+    drain,
+    /** Stops taking deliveries; attempts running are cut and left to be taken again at once. */
+    async close () {
+      clearInterval(timer)
+      closing.abort()
+      await claiming
+      await Promise.allSettled([...running])
+      for (const agent of Object.values(agents)) agent.destroy()
+    },
+    stats: () => ({ running: running.size })
+  }
+}
+
+export type Deliverer = ReturnType<typeof createDeliverer>
