@@ -16,7 +16,7 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers["x-amz-security-token"]',
   'req.headers.cookie',
-  '*.refreshToken', '*.accessToken', '*.idToken', '*.key', '*.secretAccessKey', '*.sessionToken'
+  '*.refreshToken', '*.accessToken', '*.idToken', '*.key', '*.secretAccessKey', '*.sessionToken', '*.secret'
 ]
 
 /** A request's URL as the log shows it: a link's token and the sign-in's code, state and PKCE values left out. */

@@ -11,6 +11,7 @@ import { readSettings, settingsPath, writeSettings, type ClientSettings } from '
 import { claimsOf, createSession, signedIn, type Session } from './session.js'
 import { signInWithBrowser, signInWithDevice } from './signin.js'
 import { syncFolder } from './sync.js'
+import { keepInStep } from './watch.js'
 import { uploadResumable } from './resumable.js'
 import { causeOf, postJson, RequestFailed, UsageError, type CliIo } from './io.js'
 import { createProgress } from './progress.js'
@@ -18,6 +19,8 @@ import { DEFAULT_REGION } from '../defaults.js'
 
 // A --follow's wait, under the 60 s a proxy (nginx's proxy_read_timeout) lets an answer stay silent.
 const FOLLOW_WAIT_SECONDS = 50
+// sync --watch: a local file is sent once it and its folder have been left alone this long.
+const WATCH_QUIET_MS = 1000
 
 export interface AwsCredentialSource { (): Promise<AwsCredentials & { expiration?: Date }> }
 
@@ -129,7 +132,7 @@ function conditionHeaders ({ 'if-match': ifMatch, 'no-clobber': noClobber }: { '
   return ifMatch === undefined ? {} : { 'if-match': quotedEtag(ifMatch) }
 }
 
-function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSource, env: Record<string, string | undefined>) {
+function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSource, env: Record<string, string | undefined>, signal?: AbortSignal) {
   // Joined, not resolved: a base URL with a path (https://host/stowage) keeps it.
   const base = settings.url.replace(/\/+$/, '')
   const session = settings.mode === 'oidc' ? createSession(env, settings) : undefined
@@ -164,7 +167,7 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
   const send = async (method: string, path: string, body: unknown, extraHeaders: Record<string, string>) => {
     const sent = { ...await headers(), ...extraHeaders, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }
     return reach(async () => {
-      const response = await fetch(base + path, { method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body) })
+      const response = await fetch(base + path, { method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body), signal })
       return {
         status: response.status, statusText: response.statusText, contentType: response.headers.get('content-type'), text: await response.text(), headers: response.headers
       }
@@ -334,13 +337,13 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' },
       long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' },
       delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }, to: { type: 'string' },
-      cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }
+      cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }, watch: { type: 'boolean' }
     }
   })
   const json = values.json === true
   const settings = await readSettings(io.env)
   if (command === 'logout') return logout(settings, io, json)
-  const client = createApi(settings, awsCredentials, io.env)
+  const client = createApi(settings, awsCredentials, io.env, io.signal)
   const api = client.call
   const [first, second] = positionals
   const need = (value: string | undefined, usage: string) => {
@@ -371,48 +374,78 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
 
   switch (command) {
     case 'sync': {
-      const usage = 'sync LOCAL_DIR REMOTE_PREFIX | sync REMOTE_PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N]'
+      const usage = 'sync LOCAL_DIR REMOTE_PREFIX | sync REMOTE_PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N] [--watch]'
       const from = need(first, usage)
       const to = need(second, usage)
       // The side that is a folder here is the local one: it is the source when it comes first.
       const direction = await stat(from).then((found) => found.isDirectory(), () => false) ? 'up' : 'down'
       const [localDir, remote] = direction === 'up' ? [from, to] : [to, from]
       const prefix = remote === '' || remote === '/' ? '' : remotePrefix(remote.endsWith('/') ? remote : remote + '/')
-      let trashed = 0
-      // Remote files an upload replaced (over the version last seen): the server may keep each as a version.
-      const replaced: string[] = []
       const concurrency = Number(values.concurrency ?? 4)
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be an integer from 1 to 64')
-      const summary = await syncFolder(direction, localDir, prefix, {
-        list: async (under) => new Map((await listAll(under)).map((file) => [file.key, { size: file.size, etag: file.etag }])),
-        upload: async (key, local, conditions) => {
-          const written = await client.upload(key, local, CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream', conditions, io, true)
-          if (conditions['if-match']) replaced.push(key)
-          return written
+      const watching = values.watch === true
+      if (watching && values['dry-run'] === true) throw new UsageError('--watch and --dry-run exclude each other')
+      // Followed from before the first pass: a change made during it is seen after.
+      let cursor = watching ? (await api('GET', '/api/changes/latest')).cursor as string : ''
+
+      /** One sync, and what it did in lines (or JSON); resolves with its summary. */
+      const syncOnce = async (settledBefore?: number) => {
+        let trashed = 0
+        // Remote files an upload replaced (over the version last seen): the server may keep each as a version.
+        const replaced: string[] = []
+        const summary = await syncFolder(direction, localDir, prefix, {
+          list: async (under) => new Map((await listAll(under)).map((file) => [file.key, { size: file.size, etag: file.etag }])),
+          upload: async (key, local, conditions) => {
+            const written = await client.upload(key, local, CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream', conditions, io, true)
+            if (conditions['if-match']) replaced.push(key)
+            return written
+          },
+          download: async (key, local) => { await client.download(`/api/raw/${remotePath(key)}`, local, io, true) },
+          remove: async (key, conditions) => {
+            if ((await client.remove(key, conditions)).trashId) trashed++
+          }
+        }, io, {
+          delete: values.delete === true, dryRun: values['dry-run'] === true, concurrency, settledBefore,
+          stateDir: join(dirname(settingsPath(io.env)), 'sync'), serviceUrl: settings.url
+        })
+        const verb = summary.dryRun ? 'would ' : ''
+        const lines = [
+          ...summary.uploaded.map((path) => `${verb}upload ${path}`), ...summary.downloaded.map((path) => `${verb}download ${path}`),
+          ...summary.deleted.map((path) => `${verb}delete ${path}`), ...summary.conflicts.map(({ path, reason }) => `conflict ${path}: ${reason}`),
+          `${summary.uploaded.length} uploaded, ${summary.downloaded.length} downloaded, ${summary.deleted.length} deleted, ${summary.unchanged} unchanged, ${summary.conflicts.length} conflicts${summary.dryRun ? ' (dry run: nothing changed)' : ''}`,
+          // Deleted on the server: kept in its trash, from where they come back.
+          ...trashed > 0 ? [`${trashed} deleted on the server went to its trash: "stowage trash" lists them, "stowage trash restore ID" puts one back`] : []
+        ]
+        // Replaced on the server: kept as versions, if the service keeps them (one look tells).
+        const versioned = replaced.length > 0 && (await api('GET', `/api/versions?${new URLSearchParams({ path: replaced[0] })}`)).versions.length > 0
+        if (versioned) lines.push(`${replaced.length} replaced on the server were kept as versions: "stowage versions PATH" lists them, "stowage versions restore ID" undoes one`)
+        const shown = { ...summary, ...direction === 'up' && values.delete === true ? { trashed } : {}, ...versioned ? { keptAsVersions: replaced.length } : {} }
+        // Watching, a pass that found nothing to do says nothing; JSON is a line per pass.
+        const acted = summary.uploaded.length + summary.downloaded.length + summary.deleted.length + summary.conflicts.length > 0
+        if (!watching) print(io, json, shown, lines.join('\n') + '\n')
+        else if (acted) io.stdout.write(json ? JSON.stringify({ ...shown, at: new Date().toISOString() }) + '\n' : lines.join('\n') + '\n')
+        return summary
+      }
+
+      const initial = await syncOnce()
+      if (!watching) {
+        // A conflict needs someone's attention: scripts see it in the exit code.
+        if (initial.conflicts.length > 0) throw new SyncConflicts(`${initial.conflicts.length} conflicts; nothing was overwritten`)
+        return
+      }
+      if (!json) io.stderr.write(`watching ${localDir} and ${remote || 'your root'}; stop with Ctrl-C\n`)
+      return keepInStep({
+        localDir,
+        quietMs: WATCH_QUIET_MS,
+        signal: io.signal ?? new AbortController().signal,
+        async nextRemoteChanges () {
+          const page = await api('GET', `/api/changes?${new URLSearchParams({ cursor, prefix, wait: String(FOLLOW_WAIT_SECONDS) })}`)
+          cursor = page.cursor
+          return page.changes.length > 0
         },
-        download: async (key, local) => { await client.download(`/api/raw/${remotePath(key)}`, local, io, true) },
-        remove: async (key, conditions) => {
-          if ((await client.remove(key, conditions)).trashId) trashed++
-        }
-      }, io, {
-        delete: values.delete === true, dryRun: values['dry-run'] === true, concurrency,
-        stateDir: join(dirname(settingsPath(io.env)), 'sync'), serviceUrl: settings.url
+        pass: async () => ({ unsettled: (await syncOnce(Date.now() - WATCH_QUIET_MS)).unsettled.length > 0 }),
+        onFailure: (error) => { io.stderr.write(`stowage: ${(error as Error).message}; trying again in a few seconds\n`) }
       })
-      const verb = summary.dryRun ? 'would ' : ''
-      const lines = [
-        ...summary.uploaded.map((path) => `${verb}upload ${path}`), ...summary.downloaded.map((path) => `${verb}download ${path}`),
-        ...summary.deleted.map((path) => `${verb}delete ${path}`), ...summary.conflicts.map(({ path, reason }) => `conflict ${path}: ${reason}`),
-        `${summary.uploaded.length} uploaded, ${summary.downloaded.length} downloaded, ${summary.deleted.length} deleted, ${summary.unchanged} unchanged, ${summary.conflicts.length} conflicts${summary.dryRun ? ' (dry run: nothing changed)' : ''}`,
-        // Deleted on the server: kept in its trash, from where they come back.
-        ...trashed > 0 ? [`${trashed} deleted on the server went to its trash: "stowage trash" lists them, "stowage trash restore ID" puts one back`] : []
-      ]
-      // Replaced on the server: kept as versions, if the service keeps them (one look tells).
-      const versioned = replaced.length > 0 && (await api('GET', `/api/versions?${new URLSearchParams({ path: replaced[0] })}`)).versions.length > 0
-      if (versioned) lines.push(`${replaced.length} replaced on the server were kept as versions: "stowage versions PATH" lists them, "stowage versions restore ID" undoes one`)
-      print(io, json, { ...summary, ...direction === 'up' && values.delete === true ? { trashed } : {}, ...versioned ? { keptAsVersions: replaced.length } : {} }, lines.join('\n') + '\n')
-      // A conflict needs someone's attention: scripts see it in the exit code.
-      if (summary.conflicts.length > 0) throw new SyncConflicts(`${summary.conflicts.length} conflicts; nothing was overwritten`)
-      return
     }
     case 'whoami': {
       const me = await api('GET', '/api/auth/credentials')
@@ -508,6 +541,8 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         json ? JSON.stringify(change) + '\n' : `${change.at}  ${String(change.op).padEnd(13)}  ${change.from ? `${change.from} -> ` : ''}${change.key}\n`
       for (;;) {
         const page = await api('GET', `/api/changes?${new URLSearchParams({ cursor, prefix, ...values.follow === true ? { wait: String(FOLLOW_WAIT_SECONDS) } : {} })}`)
+          .catch((error: unknown) => { if (!io.signal?.aborted) throw error })
+        if (!page) return
         for (const change of page.changes) io.stdout.write(line(change))
         cursor = page.cursor
         if (values.follow !== true && !page.hasMore) {

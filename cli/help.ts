@@ -43,16 +43,20 @@ Usage:
                                               earlier versions of PATH, kept VERSION_RETENTION_DAYS
                                               (30, thinned): list, read, make one the file again
                                               (the file it replaces becomes a version), remove
-  stowage changes [--cursor C] [--prefix P] [--follow]
+  stowage changes [--cursor C] [--prefix P] [--follow] [--json]
                                               your files' changes after the cursor (from now without
                                               one), a line each, then the cursor to go on from;
-                                              --follow keeps waiting for more until stopped
-  stowage sync LOCAL_DIR PREFIX | sync PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N]
+                                              --follow keeps waiting for more until stopped;
+                                              --json: a JSON line per change
+  stowage sync LOCAL_DIR PREFIX | sync PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N] [--watch]
                                               copies what is new or changed, the folder here being
                                               the source when it comes first; a file changed on
                                               both sides since the last sync is a conflict, left
                                               alone and reported (exit 1); a file it replaces on
-                                              the server is kept as a version, and it says so
+                                              the server is kept as a version, and it says so;
+                                              --watch then keeps both in step until stopped: each
+                                              change here (once left alone for a second) or on the
+                                              server is synced within seconds
   stowage share PATH [--expires 1h] [--upload [--content-type T]]
                                               prints a link that needs no credentials until it
                                               expires: to download PATH, or with --upload to write it

@@ -3,6 +3,9 @@ export interface CliIo {
   /** Progress lines are drawn only when this is a terminal. */
   stderr: { write (text: string): unknown, isTTY?: boolean }
   env: Record<string, string | undefined>
+  /** Ends what would go on until stopped (`changes --follow`, `sync --watch`): they return. A
+   *  process is stopped by its signals instead. */
+  signal?: AbortSignal
 }
 
 /** What went wrong under fetch's own "fetch failed": ECONNREFUSED, a name that does not resolve… */

@@ -26,6 +26,8 @@ export interface SyncOptions {
   stateDir: string
   /** The service, part of a record's identity: one folder may be synced with two services. */
   serviceUrl: string
+  /** Local files changed after this time (ms) are still being written: left for a later pass. */
+  settledBefore?: number
 }
 
 export interface SyncSummary {
@@ -35,6 +37,8 @@ export interface SyncSummary {
   deleted: string[]
   unchanged: number
   conflicts: Array<{ path: string, reason: string }>
+  /** Local files left for a later pass: still being written (with `settledBefore`). */
+  unsettled: string[]
   dryRun: boolean
 }
 
@@ -79,7 +83,7 @@ export async function syncFolder (direction: 'up' | 'down', localDir: string, pr
   if (direction === 'down') await mkdir(localDir, { recursive: true })
   const [local, remote] = await Promise.all([walk(localDir), transport.list(prefix)])
   const remoteOf = (path: string) => remote.get(prefix + path)
-  const summary: SyncSummary = { direction, uploaded: [], downloaded: [], deleted: [], unchanged: 0, conflicts: [], dryRun: options.dryRun }
+  const summary: SyncSummary = { direction, uploaded: [], downloaded: [], deleted: [], unchanged: 0, conflicts: [], unsettled: [], dryRun: options.dryRun }
   const conflict = (path: string, reason: string) => { summary.conflicts.push({ path, reason }) }
   const unchangedLocally = (path: string, file: LocalFile | undefined) =>
     file !== undefined && recorded[path]?.size === file.size && recorded[path]?.mtimeMs === file.mtimeMs
@@ -87,18 +91,20 @@ export async function syncFolder (direction: 'up' | 'down', localDir: string, pr
   const sameContent = async (path: string, file: RemoteFile) => (await md5Etag(join(localDir, path))) === file.etag
 
   const plan: Array<{ path: string, kind: 'uploaded' | 'downloaded' | 'deleted', act: () => Promise<void>, bytes: number }> = []
-  const remember = async (path: string, etag: string) => {
-    const { size, mtimeMs } = await stat(join(localDir, path))
+  /** What was synced of `path`: as it was before an upload (a change while it went up is sent next time), or after a download. */
+  const remember = async (path: string, etag: string, as?: LocalFile) => {
+    const { size, mtimeMs } = as ?? await stat(join(localDir, path))
     recorded[path] = { size, mtimeMs, etag }
   }
 
   if (direction === 'up') {
     for (const [path, file] of local) {
+      if (options.settledBefore !== undefined && file.mtimeMs > options.settledBefore) { summary.unsettled.push(path); continue }
       const there = remoteOf(path)
       const last = recorded[path]
       if (there && unchangedLocally(path, file) && last.etag === there.etag) { summary.unchanged++; continue }
       if (there && unchangedLocally(path, file)) { conflict(path, 'changed on the server since the last sync; not uploaded (sync down to get it)'); continue }
-      if (there && !last && await sameContent(path, there)) { await remember(path, there.etag); summary.unchanged++; continue }
+      if (there && !last && await sameContent(path, there)) { await remember(path, there.etag, file); summary.unchanged++; continue }
       if (there && !last) { conflict(path, 'exists on the server with other content, and was never synced from here'); continue }
       // Only over the version last seen, or only where nothing is: never blindly.
       const conditions: Record<string, string> = last && there ? { 'if-match': last.etag } : { 'if-none-match': '*' }
@@ -107,7 +113,7 @@ export async function syncFolder (direction: 'up' | 'down', localDir: string, pr
         act: async () => {
           try {
             const { etag } = await transport.upload(prefix + path, join(localDir, path), conditions)
-            await remember(path, etag)
+            await remember(path, etag, file)
             summary.uploaded.push(path)
           } catch (error) {
             if (!isPreconditionFailure(error)) throw error

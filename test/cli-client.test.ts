@@ -12,6 +12,7 @@ import { createOrganizationRepository } from '../db/organizations.js'
 import { buildTestApp } from './helpers/app.js'
 import { closedPortUrl, startCuttingProxy } from './helpers/net.js'
 import { CLI_COMMAND, runCommand } from './helpers/cli.js'
+import { waitFor } from './helpers/wait.js'
 import { startSts, TEST_IDENTITIES } from './helpers/sts.js'
 
 const sts = await startSts()
@@ -35,8 +36,28 @@ async function setup (t: Test, appEnv: Record<string, string> = {}, cliEnv: Reco
     }, awsCredentials)
     return { code, stdout: Buffer.concat(out).toString(), bytes: Buffer.concat(out), stderr }
   }
+  /** A command that goes on until stopped (--follow, --watch): its output so far, and stop(). */
+  const running = (argv: string[]) => {
+    let stdout = ''
+    let stderr = ''
+    const stopping = new AbortController()
+    const code = runCli(argv, {
+      stdout: { write: (chunk) => { stdout += Buffer.from(chunk).toString() } },
+      stderr: { write: (text) => { stderr += text } },
+      env,
+      signal: stopping.signal
+    })
+    return {
+      stdout: () => stdout,
+      stderr: () => stderr,
+      async stop () {
+        stopping.abort()
+        return await code
+      }
+    }
+  }
   const created = await test.app.stowageKeys.create({ userId: 'cli-user', orgId: null })
-  return { ...test, url, home, cli, apiKey: created.key }
+  return { ...test, url, home, cli, running, apiKey: created.key }
 }
 
 t.test('api-key mode: login, put, ls over every page, get, rm, whoami, keys', async (t) => {
@@ -518,4 +539,72 @@ t.test('a large put goes in pieces (tus) and, cut off part way, goes on from whe
   const stale = await cli(['put', local, 'media/big.bin', '--if-match', '"0123456789abcdef0123456789abcdef"'])
   t.equal(stale.code, 1)
   t.match(stale.stderr, /^stowage: 412/, 'the destination\'s precondition holds for a resumable upload too')
+})
+
+t.test('changes: from now, a line or a JSON line each, then the cursor; --follow prints each change as it happens until stopped', async (t) => {
+  const { url, home, cli, running, apiKey } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const start = await cli(['changes'])
+  t.match(start.stdout, /^cursor \S+\n$/, 'nothing yet: the cursor to go on from')
+  const cursor = start.stdout.trim().split(' ')[1]
+  await cli(['mkdir', 'box'])
+  await writeFile(join(home, 'p.json'), '{}')
+  await cli(['put', join(home, 'p.json'), 'box/p.json'])
+  await cli(['mv', 'box/p.json', 'box/q.json'])
+  const text = await cli(['changes', '--cursor', cursor])
+  t.match(text.stdout, /^\S+Z +folder +box\/\n\S+Z +put +box\/p\.json\n\S+Z +move +box\/p\.json -> box\/q\.json\ncursor \S+\n$/)
+  const lines = (await cli(['changes', '--cursor', cursor, '--prefix', 'box/q', '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line))
+  t.match(lines, [{ op: 'move', key: 'box/q.json', from: 'box/p.json', etag: /^"/ }, { cursor: /\S/ }], 'a prefix keeps what is under it')
+
+  const now = (await cli(['changes', '--cursor', cursor])).stdout.trim().split('\n').at(-1)!.split(' ')[1]
+  const follow = running(['changes', '--follow', '--json', '--cursor', now])
+  await cli(['rm', 'box/q.json'])
+  await waitFor(() => follow.stdout().includes('"op":"delete"'), { what: 'the delete followed' })
+  t.equal(await follow.stop(), 0, 'stopped, it ends without an error')
+  t.match(JSON.parse(follow.stdout().trim().split('\n').at(-1)!), { op: 'delete', key: 'box/q.json' })
+})
+
+t.test('sync --watch keeps a folder and the server in step until stopped, and never sends a file half written', async (t) => {
+  const { url, home, cli, running, apiKey } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const here = join(home, 'here')
+  await mkdir(here)
+  await writeFile(join(here, 'a.txt'), 'first')
+  const remote = async (path: string) => {
+    const got = await cli(['get', `mirror/${path}`])
+    return got.code === 0 ? got.stdout : undefined
+  }
+  const up = running(['sync', here, 'mirror', '--watch', '--delete'])
+  t.teardown(() => up.stop())
+  await waitFor(async () => await remote('a.txt') === 'first', { what: 'the first sync' })
+
+  await writeFile(join(here, 'b.txt'), 'bee')
+  await waitFor(async () => await remote('b.txt') === 'bee', { what: 'a new file sent' })
+  await writeFile(join(here, 'a.txt'), 'second')
+  await waitFor(async () => await remote('a.txt') === 'second', { what: 'a changed file sent' })
+  await rm(join(here, 'b.txt'))
+  await waitFor(async () => await remote('b.txt') === undefined, { what: 'a deleted file deleted' })
+
+  // A file written slowly, a piece every 300 ms for 3 s: while it grows, nothing of it is sent.
+  const whole = Buffer.alloc(10 * 64 * 1024, 'x')
+  for (let piece = 0; piece < 10; piece++) {
+    await writeFile(join(here, 'slow.bin'), whole.subarray(0, (piece + 1) * 64 * 1024))
+    const sent = await remote('slow.bin')
+    t.ok(sent === undefined || sent.length === whole.length, 'never a part')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+  }
+  await waitFor(async () => (await remote('slow.bin'))?.length === whole.length, { what: 'the finished file sent' })
+
+  // The other way: what changes on the server arrives here.
+  const there = join(home, 'there')
+  const down = running(['sync', 'mirror/', there, '--watch'])
+  t.teardown(() => down.stop())
+  await waitFor(async () => await readFile(join(there, 'a.txt'), 'utf8').catch(() => '') === 'second', { what: 'the first sync down' })
+  await writeFile(join(home, 'c.txt'), 'sea')
+  t.equal((await cli(['put', join(home, 'c.txt'), 'mirror/c.txt'])).code, 0)
+  await waitFor(async () => await readFile(join(there, 'c.txt'), 'utf8').catch(() => '') === 'sea', { what: 'a file made on the server fetched' })
+  t.ok(existsSync(join(here, 'c.txt')) === false, 'syncing up does not fetch')
+  t.equal(await down.stop(), 0)
+  t.equal(await up.stop(), 0)
+  t.notMatch(up.stdout(), /^conflict /m)
 })

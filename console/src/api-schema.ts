@@ -492,6 +492,61 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your webhooks */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Have your changes POSTed to a URL, signed as Standard Webhooks
+         * @description Each change (as GET /api/changes lists it) is POSTed as `{type, timestamp, data}` with `webhook-id`, `webhook-timestamp` and `webhook-signature`; a 2xx within 10 s delivers it, anything else is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, and the webhook is disabled after the last. Redirects are not followed.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a webhook and what it still had to deliver */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A webhook's last 100 deliveries: delivered, pending (and when next) or failed, and why */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/usage": {
         parameters: {
             query?: never;
@@ -763,6 +818,48 @@ export interface components {
         StowageChangeCursor: {
             /** @description The journal's position now */
             cursor: string;
+        };
+        StowageWebhookBody: {
+            /** @description Where deliveries are POSTed: http or https, to a host that is not a loopback, private or link-local address */
+            url: string;
+            /** @description Only changes under this prefix (a move counts for both of its paths); all by default */
+            prefix?: string;
+        };
+        StowageWebhookMade: {
+            id: string;
+            url: string;
+            prefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description whsec_…: the key of the deliveries' signatures (Standard Webhooks). Shown this once */
+            secret: string;
+        };
+        StowageWebhookList: {
+            webhooks: {
+                id: string;
+                url: string;
+                prefix: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description A delivery failed its last retry: nothing more is sent; delete it and make it again */
+                disabled: boolean;
+            }[];
+        };
+        StowageDeliveryList: {
+            /** @description Newest first */
+            deliveries: {
+                /** @description The webhook-id header of its attempts */
+                id: string;
+                op: string;
+                key: string;
+                status: "pending" | "delivered" | "failed";
+                attempts: number;
+                lastError?: string;
+                /** Format: date-time */
+                nextAttemptAt?: string;
+                /** Format: date-time */
+                deliveredAt?: string;
+            }[];
         };
         StowageUsage: {
             /** @description fileBytes + trashBytes + versionBytes + uploadBytes: what counts against the quota */
@@ -3541,6 +3638,260 @@ export interface operations {
             };
             /** @description The cursor is older than the change journal keeps (`code: reset`): list again */
             410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your webhooks, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageWebhookList"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StowageWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Made; its secret is shown this once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageWebhookMade"];
+                };
+            };
+            /** @description The request is malformed; `error` says how */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageDeliveryList"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
