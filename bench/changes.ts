@@ -1,7 +1,8 @@
-// The change journal's long-polls (issue 34): what 1,000 waiting clients cost one instance, and how
-// soon a change on one PostgreSQL instance wakes a long-poll on another.
+// The change journal (issue 34): writes with a webhook against without, what 1,000 waiting long-polls
+// cost one instance, and how soon a change on one PostgreSQL instance wakes a long-poll on another.
 import { readFile } from 'node:fs/promises'
-import { Agent, request } from 'node:http'
+import { Agent, createServer, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { StreamingTarget } from './streaming.js'
 
 async function rssBytes (pid: number) {
@@ -41,11 +42,11 @@ export async function waitingPolls (target: StreamingTarget, count: number) {
   const polls = Array.from({ length: count }, () => longPoll(target, cursor, 120, agent))
   // Time for every request to arrive and wait.
   await new Promise((resolve) => setTimeout(resolve, 3000))
-  const growth = (await rssBytes(target.pid)) - before
+  const holding = await rssBytes(target.pid)
   await put(target, 'bench/changes/wake-all.txt')
   const answers = await Promise.all(polls)
   agent.destroy()
-  return { growth, woken: answers.filter((answer) => answer.changes > 0).length }
+  return { growth: holding - before, holding, woken: answers.filter((answer) => answer.changes > 0).length }
 }
 
 /** Milliseconds from a write answered on `writer` to a long-poll answered on `waiter`, `rounds` times. */
@@ -62,4 +63,21 @@ export async function wakeAcross (writer: StreamingTarget, waiter: StreamingTarg
     cursor = await latestCursor(waiter)
   }
   return delays.sort((a, b) => a - b)
+}
+
+/** A webhook receiver on loopback that answers 204 at once and counts what it got. */
+export async function startCountingReceiver () {
+  let count = 0
+  const server = createServer((incoming, answer) => {
+    incoming.resume().on('end', () => {
+      count++
+      answer.writeHead(204).end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    count: () => count,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve) })
+  }
 }

@@ -16,7 +16,7 @@ import { generateApiKey } from '../keys/api-key.js'
 import { measureAttack, measureColdBurst } from './attack.js'
 import { measureFsListing, measureOneLevelPages } from './fs-listing.js'
 import { copyAndMove, keepingAVersion, zipAgainstRaw } from './file-operations.js'
-import { waitingPolls, wakeAcross } from './changes.js'
+import { startCountingReceiver, waitingPolls, wakeAcross } from './changes.js'
 import { measureKeyVerification } from './key-verification.js'
 import { atLeast, atMost, createBudgets } from './budgets.js'
 import { compareThroughput, transferGrowth, tusAgainstRaw, type StreamingTarget } from './streaming.js'
@@ -298,12 +298,13 @@ async function main () {
     }
     /** The change journal: 1,000 waiting long-polls on one instance; on PostgreSQL, a change's wake-up of a long-poll on another. */
     async function measureChanges () {
-      console.log('\nThe change journal (long-polls)')
+      console.log('\nThe change journal (long-polls, webhooks)')
+      await measureWebhookWrites()
       const one = await freshService('fs')
       try {
-        const { growth, woken } = await waitingPolls(one, 1000)
-        console.log(`fs: 1,000 waiting long-polls: RSS growth ${(growth / 1048576).toFixed(1)} MiB; ${woken} woken by one change`)
-        check('1,000 waiting long-polls, RSS growth (MiB)', growth / 1048576, 'reported', `${woken} of 1000 woken by one change`)
+        const { growth, holding, woken } = await waitingPolls(one, 1000)
+        console.log(`fs: 1,000 waiting long-polls: RSS ${(holding / 1048576).toFixed(0)} MiB while they wait, growth ${(growth / 1048576).toFixed(1)} MiB (garbage collection may make it negative); ${woken} woken by one change`)
+        check('1,000 waiting long-polls, RSS growth (MiB)', growth / 1048576, 'reported', `RSS ${(holding / 1048576).toFixed(0)} MiB; ${woken} of 1000 woken by one change`)
       } finally {
         one.child.kill('SIGTERM')
       }
@@ -321,6 +322,24 @@ async function main () {
       } finally {
         writer.child.kill('SIGTERM')
         waiter.child.kill('SIGTERM')
+      }
+    }
+    /** Raw PUTs on a service whose user has a webhook (its receiver here, on loopback) against one without. */
+    async function measureWebhookWrites () {
+      const receiver = await startCountingReceiver()
+      const plain = await freshService('fs', { WEBHOOK_ALLOW_PRIVATE: 'true' })
+      const hooked = await freshService('fs', { WEBHOOK_ALLOW_PRIVATE: 'true' })
+      try {
+        const made = await fetch(`http://127.0.0.1:${hooked.port}/api/webhooks`, { method: 'POST', headers: { ...jwt, 'content-type': 'application/json' }, body: JSON.stringify({ url: receiver.url }) })
+        if (made.status !== 201) throw new Error(`POST /api/webhooks: ${made.status}`)
+        const body = Buffer.alloc(64 * 1024, 'h')
+        const putTo = (port: number, title: string) => ({ title, url: `http://127.0.0.1:${port}/api/raw/bench/hooked-${port}/`, headers: { ...jwt, 'content-type': 'application/octet-stream' }, put: { body, eachPath: true } })
+        const [without, withWebhook] = await measure([putTo(plain.port, 'fs: raw PUT 64 KiB, distinct paths, no webhook'), putTo(hooked.port, 'fs: raw PUT 64 KiB, distinct paths, one webhook')], 4)
+        check('fs: raw PUT with a webhook / without', withWebhook / without, atLeast(0.9), `${receiver.count()} deliveries received by the end of the measure`)
+      } finally {
+        plain.child.kill('SIGTERM')
+        hooked.child.kill('SIGTERM')
+        await receiver.close()
       }
     }
     /** Limits: raw PUTs with a quota in force against without; the attack measure with failure limits on PostgreSQL. */
