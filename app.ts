@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { Algorithm } from 'fast-jwt'
 import { trustProxy, type Config } from './config.js'
 import type { StowageDecorators } from './plugins/decorators.js'
+import { buildS3Endpoint } from './s3/endpoint.js'
 import { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.js'
 import { requestDeadlinePlugin } from './plugins/request-deadline.js'
 import { requestIdGenerator } from './plugins/request-id.js'
@@ -97,7 +98,22 @@ export async function buildApp (config: Config, { logStream, tracing }: BuildOpt
   }
   // Called, not registered: the service is the root scope, so its decorators are the app's.
   await stowage(app as unknown as FastifyInstance, { ...stowageOptions(config), metrics, tracing: tracing !== undefined })
-  return app as typeof app & StowageDecorators
+  const services = app as typeof app & StowageDecorators
+  // The S3 protocol, on a listener of its own (server.ts listens on S3_API_PORT), over the same services.
+  const s3Endpoint = config.S3_API_PORT === undefined || !services.stowageS3Credentials
+    ? undefined
+    : await buildS3Endpoint({
+      files: services.stowageFiles,
+      credentials: services.stowageS3Credentials,
+      region: config.S3_API_REGION,
+      domain: config.S3_API_DOMAIN,
+      versioning: config.VERSION_RETENTION_DAYS > 0,
+      failures: services.stowageLimitFailures.address,
+      logger: app.log,
+      idleTimeoutMs: config.HTTP_IDLE_TIMEOUT_MS
+    })
+  if (s3Endpoint) app.addHook('onClose', async () => { await s3Endpoint.close() })
+  return Object.assign(services, { s3Endpoint })
 }
 
 /** The `stowage` plugin's options from the environment's configuration. */
@@ -128,6 +144,7 @@ export function stowageOptions (config: Config): StowageOptions {
     },
     changes: { retentionDays: config.CHANGES_RETENTION_DAYS },
     webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+    s3Credentials: { key: config.S3_CREDENTIALS_KEY, sessionTtlSeconds: config.CREDENTIALS_TTL_SECONDS },
     uploads: { memoryBytes: config.UPLOAD_MEMORY_BYTES, timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, expirySeconds: config.UPLOAD_EXPIRY_SECONDS },
     operations: { folderBudgetMs: config.FOLDER_OPERATION_BUDGET_MS },
     health: { timeoutMs: config.HEALTH_TIMEOUT_MS },

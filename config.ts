@@ -87,6 +87,11 @@ export const ConfigSchema = Type.Object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Millis(5_000, 'how long an idle keep-alive connection is kept'),
   UPLOAD_MEMORY_BYTES: Type.Integer({ minimum: 1024 * 1024, maximum: 64 * 1024 * 1024 * 1024, default: DEFAULT_UPLOAD_MEMORY_BYTES, description: 'bytes from 1048576, and room for one upload of MAX_FILE_BYTES' }),
   SHUTDOWN_TIMEOUT_MS: Millis(10_000, 'after SIGTERM, how long requests in flight have before the process exits'),
+  S3_API_PORT: Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer from 0 to 65535; unset turns the S3 endpoint off' })),
+  S3_API_HOST: Optional(Type.String({ minLength: 1, description: 'a host name or address (HOST by default)' })),
+  S3_API_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: DEFAULT_REGION, description: 'the region clients sign for, such as us-east-1' }),
+  S3_API_DOMAIN: Optional(Type.String({ pattern: '^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$', description: 'a domain (bucket.DOMAIN is virtual-hosted style), such as s3.example.com' })),
+  S3_CREDENTIALS_KEY: Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$', description: '32 bytes in base64 (openssl rand -base64 32)' })),
   METRICS_PORT: Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer from 0 to 65535; unset turns metrics off' })),
   METRICS_HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'a host name or address' }),
   LOG_LEVEL: Type.Union(
@@ -132,6 +137,10 @@ export function loadConfig (env: Env = {}): Config {
   }
   if (config.UPLOAD_MEMORY_BYTES < uploadBodyLimit(config.MAX_FILE_BYTES)) {
     throw new ConfigError('UPLOAD_MEMORY_BYTES', `must leave room for one upload of MAX_FILE_BYTES: at least ${uploadBodyLimit(config.MAX_FILE_BYTES)}, got ${config.UPLOAD_MEMORY_BYTES}`)
+  }
+  // SigV4 needs each secret itself: without a key to keep them under, there is no S3 endpoint.
+  if (config.S3_API_PORT !== undefined && config.S3_CREDENTIALS_KEY === undefined) {
+    throw new ConfigError('S3_CREDENTIALS_KEY', 'must be set when S3_API_PORT is: 32 bytes in base64 (openssl rand -base64 32), the same on every instance')
   }
   return config
 }

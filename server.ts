@@ -44,6 +44,10 @@ async function main () {
     })
   }
   await app.listen({ port: config.PORT, host: config.HOST })
+  if (app.s3Endpoint) {
+    const address = await app.s3Endpoint.listen({ port: config.S3_API_PORT, host: config.S3_API_HOST ?? config.HOST, listenTextResolver: (address) => `S3 endpoint listening at ${address}` })
+    app.log.info({ address }, 'S3 endpoint ready')
+  }
 }
 
 main().catch((error) => {

@@ -257,6 +257,27 @@ migrations['2026-11-28-webhooks'] = {
   }
 }
 
+migrations['2026-11-29-s3-credentials'] = {
+  async up (db: Kysely<any>) {
+    // Long-lived S3 access keys: SigV4 needs the secret itself, so it is kept sealed (AES-256-GCM
+    // under S3_CREDENTIALS_KEY), never as a hash.
+    await db.schema
+      .createTable('s3_credentials')
+      .addColumn('access_key_id', 'varchar(32)', (col) => col.primaryKey())
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('org_id', 'varchar(128)')
+      .addColumn('name', 'varchar(100)', (col) => col.notNull())
+      .addColumn('secret_sealed', 'text', (col) => col.notNull())
+      .addColumn('created_at', 'varchar(32)', (col) => col.notNull())
+      .addColumn('last_used_at', 'varchar(32)')
+      .execute()
+    await db.schema.createIndex('s3_credentials_user').on('s3_credentials').column('user_id').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('s3_credentials').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

@@ -118,6 +118,16 @@ export interface WebhookDeliveriesTable {
   finished_at: Timestamp | null
 }
 
+export interface S3CredentialsTable {
+  access_key_id: string
+  user_id: string
+  org_id: string | null
+  name: string
+  secret_sealed: string
+  created_at: Timestamp
+  last_used_at: Timestamp | null
+}
+
 export interface UsageTable {
   user_id: string
   file_bytes: Bigint
@@ -156,6 +166,7 @@ export interface Database {
   changes: ChangesTable
   webhooks: WebhooksTable
   webhook_deliveries: WebhookDeliveriesTable
+  s3_credentials: S3CredentialsTable
   storage_usage: UsageTable
   quota_reservations: QuotaReservationsTable
   quotas: QuotasTable

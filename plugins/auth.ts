@@ -199,7 +199,11 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   decorateStowage(app, 'stowageAuthenticate', authenticate)
   decorateStowage(app, 'stowageLimitFailures', {
     admit: (request: FastifyRequest) => admitCostlyCheck(request)(),
-    count: async (request: FastifyRequest, reply: FastifyReply) => { if (reply.statusCode === 401) await countFailure(request).catch(() => {}) }
+    count: async (request: FastifyRequest, reply: FastifyReply) => { if (reply.statusCode === 401) await countFailure(request).catch(() => {}) },
+    address: {
+      wait: (address: string) => addressFailures.check(address),
+      fail: async (address: string) => { await addressFailures.fail(address) }
+    }
   })
   decorateStowage(app, 'stowageLimitProviderCalls', {
     async admit (request: FastifyRequest) {

@@ -12,12 +12,16 @@ import type { StagedUploadStore } from '../storage/tus-store.js'
 import type { HealthReport } from '../schemas/health.js'
 import type { Journal } from '../storage/changes.js'
 import type { Webhooks } from '../webhooks/service.js'
+import type { S3Credentials } from '../s3/credentials.js'
 
 /** For routes authenticated by what they carry (a refresh token, a code): `admit` refuses an address
  *  that keeps failing, `count` counts each 401 against it, as the chain does. */
 export interface FailureLimitHooks {
   admit (request: FastifyRequest): Promise<void>
   count (request: FastifyRequest, reply: FastifyReply): Promise<void>
+  /** The same limit for a front end that answers in its own protocol (S3): seconds an address must
+   *  wait (0: none), and a failure of it. */
+  address: { wait (address: string): Promise<number>, fail (address: string): Promise<void> }
 }
 
 /** For the routes that call the identity provider for whoever asks (sign-in, refresh, logout): every
@@ -52,6 +56,8 @@ export interface StowageDecorators {
   stowageChanges: Journal
   /** A user's webhooks, and how many deliveries this instance is sending. */
   stowageWebhooks: Webhooks & { stats: () => { running: number } }
+  /** S3 credentials; undefined without S3_CREDENTIALS_KEY. */
+  stowageS3Credentials?: S3Credentials
   /** Signs and checks the links Stowage serves. */
   stowageLinks: LinkSigner
   /** Resumable uploads' store and locks; undefined when the file store cannot stage writes. */

@@ -39,7 +39,8 @@ export const openapiPlugin = fp<OpenApiPluginOptions>(async (app, { version = '0
         { name: 'files', description: 'Your files, under users/{userId}/<root>/' },
         { name: 'trash', description: 'Deleted files, kept TRASH_RETENTION_DAYS' },
         { name: 'versions', description: 'Replaced files, kept VERSION_RETENTION_DAYS and thinned' },
-        { name: 'changes', description: 'The change journal, kept CHANGES_RETENTION_DAYS' },
+        { name: 'changes', description: 'The change journal, kept CHANGES_RETENTION_DAYS, and webhooks' },
+        { name: 's3', description: 'Credentials for the S3 endpoint (S3_API_PORT)' },
         { name: 'auth', description: 'Token refresh and storage location' },
         { name: 'keys', description: 'API keys' },
         { name: 'health', description: 'Liveness and readiness' }

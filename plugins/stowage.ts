@@ -14,6 +14,9 @@ import { changesPlugin, type ChangesPluginOptions } from './changes.js'
 import { webhooksPlugin, type WebhooksPluginOptions } from './webhooks.js'
 import { webhookRoutes } from '../routes/webhooks.js'
 import { webhookSchemas } from '../schemas/webhooks.js'
+import { s3CredentialsPlugin, type S3CredentialsPluginOptions } from './s3-credentials.js'
+import { s3CredentialRoutes } from '../routes/s3-credentials.js'
+import { s3CredentialSchemas } from '../schemas/s3-credentials.js'
 import { folderRoutes } from '../routes/folders.js'
 import { usageRoutes } from '../routes/usage.js'
 import { linkRoutes, type LinkRoutesOptions } from '../routes/links.js'
@@ -59,6 +62,8 @@ export interface StowageOptions {
   changes?: Omit<ChangesPluginOptions, 'databaseUrl'>
   /** Webhooks: whether they may point at private addresses, and their deliveries' pace. */
   webhooks?: Omit<WebhooksPluginOptions, 'onOutcome'>
+  /** S3 credentials: the key their secrets are sealed under (without it, none), temporary ones' lifetime. */
+  s3Credentials?: S3CredentialsPluginOptions
   /** Upload limits; how long an unfinished resumable upload is kept (a day by default). */
   uploads?: { memoryBytes?: number, timeoutMs?: number, expirySeconds?: number }
   /** Unset issuer, server id or role turn the JWT method, the AWS method and refresh off. */
@@ -70,10 +75,10 @@ export interface StowageOptions {
   /** Route groups to mount; all by default. `raw`: the streamed file routes, /api/raw/{path};
    *  `uploads`: resumable uploads (tus), /api/uploads; `links`: signed links, /api/links and /links;
    *  `operations`: copy, move and zip, /api/copies, /api/moves, /api/archive; `folders`: /api/folders;
-   *  `trash`: /api/trash; `versions`: /api/versions; `changes`: /api/changes; `webhooks`: /api/webhooks;
+   *  `trash`: /api/trash; `versions`: /api/versions; `changes`: /api/changes; `webhooks`: /api/webhooks; `s3Credentials`: /api/s3-credentials;
    *  `usage`: /api/usage; `console`: the web console, /console/. */
   routes?: {
-    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, changes?: boolean, webhooks?: boolean, usage?: boolean, console?: boolean
+    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, changes?: boolean, webhooks?: boolean, s3Credentials?: boolean, usage?: boolean, console?: boolean
   }
   /** The web console: where clients reach the service (PUBLIC_URL), for the page's links. */
   console?: ConsoleRoutesOptions
@@ -107,7 +112,7 @@ const docsPolicy = (assets: string) => [
   "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
 ].join('; ')
 
-const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas, ...folderSchemas, ...trashSchemas, ...versionSchemas, ...changeSchemas, ...webhookSchemas, ...usageSchemas]
+const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas, ...folderSchemas, ...trashSchemas, ...versionSchemas, ...changeSchemas, ...webhookSchemas, ...s3CredentialSchemas, ...usageSchemas]
 
 /**
  * All of Stowage in one encapsulated plugin: schemas, error handling, services and routes live in
@@ -156,10 +161,11 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
     for (const [check, result] of Object.entries(report.checks)) metrics.readiness.set({ check }, result === 'ok' ? 1 : 0)
   }) })
   await app.register(identityPlugin, { ...options.identity, observeCall: observeWithAll(options.identity?.observeCall, observers.observeCall) })
+  await app.register(s3CredentialsPlugin, { ...options.s3Credentials })
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
-  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, folders: true, trash: true, versions: true, changes: true, webhooks: true, usage: true, console: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, folders: true, trash: true, versions: true, changes: true, webhooks: true, s3Credentials: true, usage: true, console: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (metrics) {
@@ -191,6 +197,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.versions) await app.register(versionRoutes)
   if (routes.changes) await app.register(changeRoutes)
   if (routes.webhooks) await app.register(webhookRoutes)
+  if (routes.s3Credentials) await app.register(s3CredentialRoutes)
   if (routes.usage) await app.register(usageRoutes)
   if (routes.console) await app.register(consoleRoutes, { ...options.console })
 }

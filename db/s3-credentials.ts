@@ -1,0 +1,62 @@
+import type { Kysely, Selectable } from 'kysely'
+import type { Database, S3CredentialsTable } from './types.js'
+
+export interface S3Credential {
+  accessKeyId: string
+  userId: string
+  orgId: string | null
+  name: string
+  secretSealed: string
+  createdAt: Date
+  lastUsedAt?: Date
+}
+
+const credentialOf = (row: Selectable<S3CredentialsTable>): S3Credential => ({
+  accessKeyId: row.access_key_id,
+  userId: row.user_id,
+  orgId: row.org_id,
+  name: row.name,
+  secretSealed: row.secret_sealed,
+  createdAt: new Date(row.created_at),
+  ...row.last_used_at === null ? {} : { lastUsedAt: new Date(row.last_used_at) }
+})
+
+export function createS3CredentialRepository (db: Kysely<Database>) {
+  return {
+    async add (credential: Omit<S3Credential, 'lastUsedAt'>): Promise<void> {
+      await db.insertInto('s3_credentials').values({
+        access_key_id: credential.accessKeyId,
+        user_id: credential.userId,
+        org_id: credential.orgId,
+        name: credential.name,
+        secret_sealed: credential.secretSealed,
+        created_at: credential.createdAt.toISOString()
+      }).execute()
+    },
+
+    async find (accessKeyId: string): Promise<S3Credential | undefined> {
+      const row = await db.selectFrom('s3_credentials').selectAll().where('access_key_id', '=', accessKeyId).executeTakeFirst()
+      return row && credentialOf(row)
+    },
+
+    async list (userId: string): Promise<S3Credential[]> {
+      return (await db.selectFrom('s3_credentials').selectAll().where('user_id', '=', userId).orderBy('created_at').orderBy('access_key_id').execute()).map(credentialOf)
+    },
+
+    async count (userId: string): Promise<number> {
+      const row = await db.selectFrom('s3_credentials').select((eb) => eb.fn.countAll().as('count')).where('user_id', '=', userId).executeTakeFirst()
+      return Number(row?.count ?? 0)
+    },
+
+    async remove (userId: string, accessKeyId: string): Promise<boolean> {
+      const { numDeletedRows } = await db.deleteFrom('s3_credentials').where('access_key_id', '=', accessKeyId).where('user_id', '=', userId).executeTakeFirst()
+      return Number(numDeletedRows) === 1
+    },
+
+    async touch (accessKeyId: string, at: Date): Promise<void> {
+      await db.updateTable('s3_credentials').set({ last_used_at: at.toISOString() }).where('access_key_id', '=', accessKeyId).execute()
+    }
+  }
+}
+
+export type S3CredentialRepository = ReturnType<typeof createS3CredentialRepository>

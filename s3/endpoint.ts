@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto'
+import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { Owner } from '../db/usage.js'
+import {
+  BadRequestError, ConflictError, InsufficientStorageError, isRetriedSoon, NotFoundError, PayloadTooLargeError, PreconditionFailedError, RangeNotSatisfiableError
+} from '../errors.js'
+import type { FileService } from '../storage/files.js'
+import { bucketExists, checkBucketName, listBuckets, listObjects, maxKeysOf, requireBucket } from './buckets.js'
+import type { S3Credentials } from './credentials.js'
+import { invalidArgument, noSuchBucket, notImplemented, S3Error } from './errors.js'
+import { copyObject, deleteObject, deleteObjects, getObject, headObject, putObject, uploadOf, xmlBody } from './objects.js'
+import { readSignature } from './sigv4.js'
+import { errorDocument, xmlDocument, type XmlNode } from './xml.js'
+
+export interface S3EndpointOptions {
+  files: FileService
+  credentials: S3Credentials
+  /** The region clients sign for (S3_API_REGION). */
+  region: string
+  /** With it, `bucket.domain` is virtual-hosted style (S3_API_DOMAIN). */
+  domain?: string
+  /** Whether versions are kept (GetBucketVersioning says Enabled). */
+  versioning: boolean
+  /** The failure limits of the authentication chain, per client address. */
+  failures: { wait (address: string): Promise<number>, fail (address: string): Promise<void> }
+  logger: FastifyBaseLogger
+  idleTimeoutMs: number
+}
+
+/** The bucket and key a request names: `bucket.domain/key` (virtual-hosted) or `/bucket/key` (path style). */
+function addressed (request: FastifyRequest, domain: string | undefined): { bucket?: string, key?: string } {
+  const path = request.url.split('?', 1)[0]
+  const host = String(request.headers.host ?? '').toLowerCase()
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(path)
+  } catch {
+    throw new S3Error('InvalidURI', 400, 'Couldn\'t parse the specified URI.')
+  }
+  if (domain && host !== domain && host.endsWith(`.${domain}`)) {
+    return { bucket: host.slice(0, -domain.length - 1), key: decoded.slice(1) || undefined }
+  }
+  const [, bucket = '', ...rest] = decoded.split('/')
+  return { bucket: bucket || undefined, key: rest.length > 0 && rest.join('/') !== '' ? rest.join('/') : undefined }
+}
+
+/** The S3 error for one of the file API's. */
+function s3ErrorOf (error: unknown, key?: string): S3Error {
+  if (error instanceof S3Error) return error
+  if (error instanceof PreconditionFailedError) return new S3Error('PreconditionFailed', 412, 'At least one of the pre-conditions you specified did not hold')
+  if (error instanceof InsufficientStorageError) return new S3Error('QuotaExceeded', 403, (error as Error).message)
+  if (error instanceof PayloadTooLargeError) return new S3Error('EntityTooLarge', 400, 'Your proposed upload exceeds the maximum allowed object size.')
+  if (error instanceof RangeNotSatisfiableError) return new S3Error('InvalidRange', 416, 'The requested range is not satisfiable')
+  if (error instanceof NotFoundError) return new S3Error('NoSuchKey', 404, 'The specified key does not exist.', key ? { Key: key } : {})
+  if (error instanceof ConflictError) return new S3Error('InvalidRequest', 400, (error as Error).message)
+  if (error instanceof BadRequestError) return invalidArgument((error as Error).message)
+  if (isRetriedSoon(error)) return new S3Error('ServiceUnavailable', 503, 'Please reduce your request rate.')
+  return new S3Error('InternalError', 500, 'We encountered an internal error. Please try again.')
+}
+
+/**
+ * The S3 protocol on a listener of its own: a user's buckets are the top-level folders of their
+ * root, keys the paths below. A thin front end: every operation is the file API's, so isolation,
+ * quotas, the trash, versions and the journal hold as they do on /api.
+ */
+export async function buildS3Endpoint ({ files, credentials, region, domain, versioning, failures, logger, idleTimeoutMs }: S3EndpointOptions) {
+  const app = Fastify({
+    loggerInstance: logger.child({ endpoint: 's3' }),
+    genReqId: () => randomBytes(8).toString('hex').toUpperCase(),
+    connectionTimeout: idleTimeoutMs,
+    requestTimeout: 0,
+    // Keys are case-sensitive and may end in "/": the path is read as it came.
+    routerOptions: { ignoreTrailingSlash: false, caseSensitive: true }
+  })
+  // The body is the object, or a small XML document: read by the operation, never parsed before.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', (_request, _payload, done) => done(null))
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const s3 = s3ErrorOf(error, (request as FastifyRequest & { s3Key?: string }).s3Key)
+    if (s3.status >= 500) request.log.error({ err: error }, 'S3 request failed')
+    const resource = request.url.split('?', 1)[0]
+    reply.code(s3.status).header('content-type', 'application/xml').header('x-amz-request-id', request.id)
+    // A HEAD answer has no body: the status says it.
+    if (request.method === 'HEAD') return reply.send()
+    return reply.send(errorDocument({ Code: s3.code, Message: s3.message, ...s3.extra, Resource: resource, RequestId: request.id }))
+  })
+
+  /** Who signed the request, checked: counts a wrong signature or key against the address, as the chain does. */
+  async function signerOf (request: FastifyRequest) {
+    const signed = readSignature({ method: request.method, url: request.url, headers: request.headers }, { region })
+    if (await failures.wait(request.ip) > 0) throw new S3Error('SlowDown', 503, 'Too many failed authentications from this address; wait and try again.')
+    try {
+      const signer = await credentials.signer(signed.accessKeyId, signed.sessionToken)
+      if (!signer) throw new S3Error('InvalidAccessKeyId', 403, 'The AWS Access Key Id you provided does not exist in our records.', { AWSAccessKeyId: signed.accessKeyId })
+      return { signed, signer, key: signed.verify(signer.secretAccessKey) }
+    } catch (error) {
+      await failures.fail(request.ip).catch(() => {})
+      throw error
+    }
+  }
+
+  const sendXml = (reply: FastifyReply, root: string, node: XmlNode | string, status = 200) =>
+    reply.code(status).header('content-type', 'application/xml').send(xmlDocument(root, node))
+
+  async function handle (request: FastifyRequest, reply: FastifyReply) {
+    reply.header('x-amz-request-id', request.id)
+    const { signed, signer, key: signingKey } = await signerOf(request)
+    const owner: Owner = { userId: signer.userId, orgId: signer.orgId }
+    const { userId } = owner
+    const query = new URLSearchParams(request.url.split('?', 2)[1] ?? '')
+    const { bucket, key } = addressed(request, domain)
+    const method = request.method
+    ;(request as FastifyRequest & { s3Key?: string }).s3Key = key
+
+    if (bucket === undefined) {
+      if (method === 'GET') return sendXml(reply, 'ListAllMyBucketsResult', await listBuckets(files, userId))
+      throw new S3Error('MethodNotAllowed', 405, 'The specified method is not allowed against this resource.')
+    }
+    if (key === undefined) {
+      if (method === 'PUT' && [...query.keys()].length === 0) {
+        checkBucketName(bucket)
+        await files.makeFolder(userId, bucket).catch((error: unknown) => {
+          if (error instanceof ConflictError) throw new S3Error('BucketAlreadyExists', 409, 'The requested bucket name is not available.', { BucketName: bucket })
+          throw error
+        })
+        return reply.header('location', `/${bucket}`).send()
+      }
+      if (method === 'HEAD') {
+        if (!await bucketExists(files, userId, bucket)) throw noSuchBucket(bucket)
+        return reply.header('x-amz-bucket-region', region).send()
+      }
+      await requireBucket(files, userId, bucket)
+      if (method === 'DELETE' && [...query.keys()].length === 0) {
+        await files.removeFolder(userId, bucket).catch((error: unknown) => {
+          if (error instanceof ConflictError) throw new S3Error('BucketNotEmpty', 409, 'The bucket you tried to delete is not empty', { BucketName: bucket })
+          if (error instanceof NotFoundError) return
+          throw error
+        })
+        return reply.code(204).send()
+      }
+      if (method === 'POST' && query.has('delete')) return sendXml(reply, 'DeleteResult', await deleteObjects(files, userId, bucket, await xmlBody(request)))
+      if (method !== 'GET') throw notImplemented(`${method} on a bucket with ${[...query.keys()].join(', ') || 'no sub-resource'}`)
+      if (query.has('location')) return sendXml(reply, 'LocationConstraint', region === 'us-east-1' ? '' : region)
+      if (query.has('versioning')) return sendXml(reply, 'VersioningConfiguration', versioning ? { Status: 'Enabled' } : {})
+      if (query.has('uploads') || query.has('versions')) throw notImplemented(query.has('uploads') ? 'ListMultipartUploads' : 'ListObjectVersions')
+      const v2 = query.get('list-type') === '2'
+      const urlEncoded = query.get('encoding-type') === 'url'
+      if (query.has('encoding-type') && !urlEncoded) throw invalidArgument('Invalid Encoding Method specified in Request')
+      // As S3 encodes: a space is "+", a slash stays.
+      const shown = (text: string) => urlEncoded ? encodeURIComponent(text).replace(/%2F/g, '/').replace(/%20/g, '+') : text
+      const prefix = query.get('prefix') ?? ''
+      const delimiter = query.get('delimiter') ?? undefined
+      const maxKeys = maxKeysOf(query.get('max-keys') ?? undefined)
+      const token = query.get('continuation-token')
+      let after: string | undefined
+      if (v2 && token !== null) {
+        after = Buffer.from(token, 'base64url').toString('utf8')
+        if (!after || Buffer.from(after).toString('base64url') !== token) throw invalidArgument('The continuation token provided is incorrect')
+      } else after = (v2 ? query.get('start-after') : query.get('marker')) || undefined
+      const page = await listObjects(files, userId, bucket, { prefix, delimiter, maxKeys, after })
+      const contents = page.contents.map((object) => ({ Key: shown(object.key), LastModified: object.lastModified, ETag: object.etag, Size: object.size, StorageClass: 'STANDARD' }))
+      const common = page.prefixes.map((Prefix) => ({ Prefix: shown(Prefix) }))
+      const shared = { Name: bucket, Prefix: shown(prefix), Delimiter: delimiter && shown(delimiter), MaxKeys: maxKeys, EncodingType: urlEncoded ? 'url' : undefined, IsTruncated: page.isTruncated }
+      if (v2) {
+        return sendXml(reply, 'ListBucketResult', {
+          ...shared, KeyCount: contents.length + common.length, ContinuationToken: token ?? undefined, StartAfter: query.get('start-after') ?? undefined,
+          NextContinuationToken: page.isTruncated && page.next ? Buffer.from(page.next).toString('base64url') : undefined, Contents: contents, CommonPrefixes: common
+        })
+      }
+      return sendXml(reply, 'ListBucketResult', {
+        ...shared, Marker: query.get('marker') ?? '', NextMarker: page.isTruncated && delimiter ? page.next && shown(page.next) : undefined, Contents: contents, CommonPrefixes: common
+      })
+    }
+
+    if (['uploads', 'uploadId', 'partNumber', 'tagging', 'acl', 'retention', 'legal-hold', 'attributes', 'torrent', 'restore', 'select'].some((name) => query.has(name))) {
+      throw notImplemented(`${method} with ${[...query.keys()].filter((name) => !name.startsWith('X-Amz-')).join(', ')}`)
+    }
+    if (query.has('versionId') && query.get('versionId') !== 'null') throw notImplemented('Reading a version by versionId')
+    if (method === 'GET') return getObject(files, userId, bucket, key, request, reply, query)
+    if (method === 'HEAD') return headObject(files, userId, bucket, key, request, reply)
+    if (method === 'DELETE') return deleteObject(files, userId, bucket, key, request, reply)
+    if (method === 'PUT') {
+      // A PUT into a bucket that is not there makes it, as a file makes its folder: looking first
+      // would cost a listing per write.
+      if (request.headers['x-amz-copy-source'] !== undefined) return sendXml(reply, 'CopyObjectResult', await copyObject(files, owner, bucket, key, request))
+      return putObject(files, owner, bucket, key, request, reply, uploadOf(request, signed, signingKey))
+    }
+    throw new S3Error('MethodNotAllowed', 405, 'The specified method is not allowed against this resource.')
+  }
+
+  app.route({ method: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'], url: '/*', exposeHeadRoute: false, handler: handle })
+  app.route({ method: ['GET', 'HEAD', 'PUT', 'POST', 'DELETE'], url: '/', exposeHeadRoute: false, handler: handle })
+  return app
+}
+

@@ -1,0 +1,185 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Owner } from '../db/usage.js'
+import { NotFoundError } from '../errors.js'
+import { parseRange, readConditions, writePreconditions } from '../storage/conditional.js'
+import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
+import type { ObjectMeta } from '../storage/object-store.js'
+import { invalidArgument, noSuchKey, S3Error } from './errors.js'
+import { objectBytes } from './payload.js'
+import type { SignedRequest } from './sigv4.js'
+import { childrenNamed, isPlainXml, textOf, type XmlNode } from './xml.js'
+
+// A Delete (DeleteObjects) body: 1,000 keys of up to 1,024 bytes and their XML.
+const MAX_XML_BYTES = 2 * 1024 * 1024
+const MAX_DELETE_KEYS = 1000
+
+/** A key of a bucket as a path of the user's files: the file API's rules, refused as S3 refuses. */
+export const pathOf = (bucket: string, key: string) => `${bucket}/${key}`
+
+const httpDate = (date: Date) => date.toUTCString()
+
+/** The headers S3 sends for an object, on GET and HEAD. */
+export function sendObjectHeaders (reply: FastifyReply, file: ObjectMeta) {
+  reply.header('etag', file.etag)
+  reply.header('last-modified', httpDate(file.lastModified))
+  reply.header('content-type', file.contentType)
+  reply.header('accept-ranges', 'bytes')
+}
+
+/** response-content-type and the like: a presigned GET may ask for other headers on the answer. */
+function sendOverrides (reply: FastifyReply, query: URLSearchParams) {
+  for (const [parameter, header] of [
+    ['response-content-type', 'content-type'], ['response-content-disposition', 'content-disposition'], ['response-content-encoding', 'content-encoding'],
+    ['response-content-language', 'content-language'], ['response-cache-control', 'cache-control'], ['response-expires', 'expires']
+  ]) {
+    const value = query.get(parameter)
+    if (value !== null) reply.header(header, value)
+  }
+}
+
+/** If-Match and If-Unmodified-Since of a GET or HEAD, which the file API's reads do not take. */
+function checkReadPreconditions (request: FastifyRequest, file: ObjectMeta) {
+  const ifMatch = request.headers['if-match']
+  if (ifMatch !== undefined && ifMatch.trim() !== '*' && !ifMatch.split(',').map((tag) => tag.trim()).includes(file.etag)) {
+    throw new S3Error('PreconditionFailed', 412, 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Match' })
+  }
+  const unmodifiedSince = request.headers['if-unmodified-since']
+  if (ifMatch === undefined && unmodifiedSince !== undefined && Math.floor(file.lastModified.getTime() / 1000) > Math.floor(new Date(unmodifiedSince).getTime() / 1000)) {
+    throw new S3Error('PreconditionFailed', 412, 'At least one of the pre-conditions you specified did not hold', { Condition: 'If-Unmodified-Since' })
+  }
+}
+
+async function withKey<T> (key: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof NotFoundError) throw noSuchKey(key)
+    throw error
+  }
+}
+
+export async function headObject (files: FileService, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply) {
+  const file = await withKey(key, () => files.head(userId, pathOf(bucket, key)))
+  checkReadPreconditions(request, file)
+  sendObjectHeaders(reply, file)
+  const { ifNoneMatch, ifModifiedSince } = readConditions(request.headers)
+  if ((ifNoneMatch && (ifNoneMatch.includes('*') || ifNoneMatch.includes(file.etag))) ||
+    (!ifNoneMatch && ifModifiedSince && Math.floor(file.lastModified.getTime() / 1000) <= Math.floor(ifModifiedSince.getTime() / 1000))) {
+    return reply.code(304).send()
+  }
+  return reply.header('content-length', file.size).send()
+}
+
+export async function getObject (files: FileService, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams) {
+  const path = pathOf(bucket, key)
+  const head = await withKey(key, () => files.head(userId, path))
+  checkReadPreconditions(request, head)
+  const read = await withKey(key, () => files.read(userId, path, { range: parseRange(request.headers.range), ...readConditions(request.headers) }))
+  sendObjectHeaders(reply, read.file)
+  sendOverrides(reply, query)
+  if (read.notModified) return reply.code(304).send()
+  if (read.file.range) {
+    const { start, end } = read.file.range
+    reply.code(206).header('content-range', `bytes ${start}-${end}/${read.file.size}`).header('content-length', end - start + 1)
+  } else reply.header('content-length', read.file.size)
+  return reply.send(read.file.body)
+}
+
+/** The object's bytes as they arrive, their length (x-amz-decoded-content-length for aws-chunked), and their type. */
+export function uploadOf (request: FastifyRequest, signed: SignedRequest, key: { signingKey: Buffer, signature: string }) {
+  const chunked = signed.payload.kind === 'streaming-signed' || signed.payload.kind === 'streaming-unsigned-trailer'
+  const declared = chunked ? request.headers['x-amz-decoded-content-length'] : request.headers['content-length']
+  if (chunked && declared === undefined) throw new S3Error('MissingContentLength', 411, 'You must provide the Content-Length HTTP header (x-amz-decoded-content-length for aws-chunked).')
+  const length = declared === undefined ? undefined : Number(declared)
+  if (length !== undefined && !Number.isSafeInteger(length)) throw invalidArgument('the content length is not a number')
+  const body = (async function * () {
+    for await (const chunk of request.raw.iterator({ destroyOnReturn: false })) yield chunk as Buffer
+  })()
+  const contentType = typeof request.headers['content-type'] === 'string' ? request.headers['content-type'] : DEFAULT_CONTENT_TYPE
+  return { body: objectBytes(body, signed, key, request.headers), length, contentType }
+}
+
+export async function putObject (files: FileService, owner: Owner, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply, upload: ReturnType<typeof uploadOf>) {
+  const written = await files.write(owner, pathOf(bucket, key), upload.body, {
+    contentType: upload.contentType, length: upload.length, preconditions: writePreconditions(request.headers)
+  })
+  return reply.header('etag', written.etag).send()
+}
+
+export async function deleteObject (files: FileService, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply) {
+  // Deleting what is not there succeeds, as S3 answers.
+  await files.delete(userId, pathOf(bucket, key), writePreconditions(request.headers)).catch((error: unknown) => {
+    if (!(error instanceof NotFoundError)) throw error
+  })
+  return reply.code(204).send()
+}
+
+/** Reads a small XML body whole (a Delete, a CompleteMultipartUpload). */
+export async function xmlBody (request: FastifyRequest): Promise<string> {
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of request.raw) {
+    size += (chunk as Buffer).length
+    if (size > MAX_XML_BYTES) throw new S3Error('MalformedXML', 400, 'The XML you provided was too large.')
+    chunks.push(chunk as Buffer)
+  }
+  const xml = Buffer.concat(chunks).toString('utf8')
+  if (!isPlainXml(xml)) throw new S3Error('MalformedXML', 400, 'The XML you provided was not well-formed or did not validate against our published schema.')
+  return xml
+}
+
+/** DeleteObjects: each key to the trash; the answer names what was deleted (unless quiet) and what failed. */
+export async function deleteObjects (files: FileService, userId: string, bucket: string, xml: string): Promise<XmlNode> {
+  const objects = childrenNamed(xml, 'Object').map((object) => textOf(object, 'Key'))
+  if (objects.length === 0 || objects.length > MAX_DELETE_KEYS || objects.some((key) => key === undefined)) {
+    throw new S3Error('MalformedXML', 400, `A Delete names 1 to ${MAX_DELETE_KEYS} objects, each with a Key.`)
+  }
+  const quiet = textOf(xml, 'Quiet') === 'true'
+  const deleted: XmlNode[] = []
+  const errors: XmlNode[] = []
+  for (const key of objects as string[]) {
+    try {
+      await files.delete(userId, pathOf(bucket, key))
+      if (!quiet) deleted.push({ Key: key })
+    } catch (error) {
+      if (error instanceof NotFoundError) {
+        if (!quiet) deleted.push({ Key: key })
+      } else {
+        const s3 = error instanceof S3Error ? error : new S3Error('InternalError', 500, 'We encountered an internal error. Please try again.')
+        errors.push({ Key: key, Code: s3.code, Message: s3.message })
+      }
+    }
+  }
+  return { Deleted: deleted, Error: errors }
+}
+
+/** CopyObject: done by the file API's copy, inside the store; the source is `/bucket/key` of the same user. */
+export async function copyObject (files: FileService, owner: Owner, bucket: string, key: string, request: FastifyRequest): Promise<XmlNode> {
+  const source = String(request.headers['x-amz-copy-source'])
+  const [sourcePath, sourceQuery] = source.replace(/^\//, '').split('?', 2)
+  if (sourceQuery && /(^|&)versionId=/.test(sourceQuery)) throw new S3Error('NotImplemented', 501, 'Copying a version (x-amz-copy-source with versionId) is not implemented yet')
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(sourcePath)
+  } catch {
+    throw invalidArgument('x-amz-copy-source is not a URL-encoded bucket/key')
+  }
+  const slash = decoded.indexOf('/')
+  if (slash < 1) throw invalidArgument('x-amz-copy-source must be bucket/key')
+  const [fromBucket, fromKey] = [decoded.slice(0, slash), decoded.slice(slash + 1)]
+  const directive = request.headers['x-amz-metadata-directive']
+  if (directive !== undefined && directive !== 'COPY' && directive !== 'REPLACE') throw invalidArgument('x-amz-metadata-directive must be COPY or REPLACE')
+  const ifMatch = request.headers['x-amz-copy-source-if-match']
+  const ifNoneMatch = request.headers['x-amz-copy-source-if-none-match']
+  const sourceFile = await withKey(fromKey, () => files.head(owner.userId, pathOf(fromBucket, fromKey)))
+  if (typeof ifMatch === 'string' && !ifMatch.split(',').map((tag) => tag.trim()).some((tag) => tag === '*' || tag === sourceFile.etag)) {
+    throw new S3Error('PreconditionFailed', 412, 'At least one of the pre-conditions you specified did not hold', { Condition: 'x-amz-copy-source-If-Match' })
+  }
+  if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').map((tag) => tag.trim()).some((tag) => tag === '*' || tag === sourceFile.etag)) {
+    throw new S3Error('PreconditionFailed', 412, 'At least one of the pre-conditions you specified did not hold', { Condition: 'x-amz-copy-source-If-None-Match' })
+  }
+  const copied = await withKey(fromKey, () => files.copy(owner, pathOf(fromBucket, fromKey), pathOf(bucket, key), {
+    source: { ifMatch: [sourceFile.etag] }, destination: writePreconditions(request.headers)
+  }))
+  return { LastModified: new Date(copied.lastModified).toISOString(), ETag: copied.etag }
+}

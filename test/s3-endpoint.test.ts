@@ -1,0 +1,211 @@
+import t from 'tap'
+import { randomBytes } from 'node:crypto'
+import { Readable } from 'node:stream'
+import {
+  CopyObjectCommand, CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetBucketLocationCommand, GetBucketVersioningCommand,
+  GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException
+} from '@aws-sdk/client-s3'
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { startIdp } from './helpers/idp.js'
+import { startS3Server } from './helpers/s3.js'
+
+const idp = await startIdp()
+const s3 = await startS3Server()
+t.teardown(async () => { await idp.close(); await s3.close() })
+
+const S3_CREDENTIALS_KEY = randomBytes(32).toString('base64')
+
+interface Credentials { accessKeyId: string, secretAccessKey: string, sessionToken?: string }
+
+/** What an SDK user writes: the endpoint, path style, and the SDK's defaults otherwise (checksums on). */
+const clientOf = (endpoint: string, credentials: Credentials, extra: Record<string, unknown> = {}) =>
+  new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials, maxAttempts: 1, ...extra })
+
+/** The S3 error a command fails with: its code and status. */
+async function refusal (promise: Promise<unknown>) {
+  try {
+    await promise
+  } catch (error) {
+    if (error instanceof S3ServiceException) return { code: error.name, status: error.$metadata.httpStatusCode }
+    throw error
+  }
+  throw new Error('the command succeeded')
+}
+
+const text = async (body: unknown) => await (body as { transformToString (): Promise<string> }).transformToString()
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: the AWS SDK with its defaults: buckets are top-level folders, objects are files, each user's own`, async (t) => {
+    const { app, close } = await buildTestApp({ driver, s3, idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY, QUOTA_BYTES: String(1024 * 1024) } })
+    t.teardown(close)
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+    const alice = bearer(idp.token({ sub: `s3-alice-${driver}` }))
+    const made = await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: alice, payload: { name: 'laptop' } })
+    t.equal(made.statusCode, 201, made.body)
+    const credentials = made.json() as Credentials & { name: string }
+    t.match(credentials, { accessKeyId: /^[A-Z0-9]{20}$/, secretAccessKey: /^\S{40}$/, name: 'laptop' })
+    const client = clientOf(endpoint, credentials)
+    t.teardown(() => client.destroy())
+
+    await client.send(new CreateBucketCommand({ Bucket: 'photos' }))
+    t.same((await client.send(new ListBucketsCommand({}))).Buckets?.map(({ Name }) => Name), ['photos'], 'an empty bucket is a folder made on purpose')
+    await client.send(new HeadBucketCommand({ Bucket: 'photos' }))
+    t.match(await refusal(client.send(new HeadBucketCommand({ Bucket: 'nothing' }))), { status: 404 })
+    t.same((await client.send(new GetBucketLocationCommand({ Bucket: 'photos' }))).LocationConstraint, undefined)
+    t.equal((await client.send(new GetBucketVersioningCommand({ Bucket: 'photos' }))).Status, 'Enabled')
+
+    const put = await client.send(new PutObjectCommand({ Bucket: 'photos', Key: 'a/b.txt', Body: 'hello, S3', ContentType: 'text/plain' }))
+    t.match(put.ETag, /^"/)
+    const streamed = randomBytes(300 * 1024)
+    await client.send(new PutObjectCommand({ Bucket: 'photos', Key: 'c.bin', Body: Readable.from([streamed.subarray(0, 100_000), streamed.subarray(100_000)]), ContentLength: streamed.length }))
+    const got = await client.send(new GetObjectCommand({ Bucket: 'photos', Key: 'c.bin' }))
+    t.ok(Buffer.from(await got.Body!.transformToByteArray()).equals(streamed), 'a streamed body (aws-chunked, with its checksum trailer) arrives whole')
+    t.equal(await text((await client.send(new GetObjectCommand({ Bucket: 'photos', Key: 'a/b.txt' }))).Body), 'hello, S3')
+    const ranged = await client.send(new GetObjectCommand({ Bucket: 'photos', Key: 'a/b.txt', Range: 'bytes=7-' }))
+    t.equal(await text(ranged.Body), 'S3')
+    t.equal(ranged.ContentRange, 'bytes 7-8/9')
+    const head = await client.send(new HeadObjectCommand({ Bucket: 'photos', Key: 'a/b.txt' }))
+    t.match(head, { ContentLength: 9, ContentType: 'text/plain', ETag: put.ETag })
+    t.match(await refusal(client.send(new GetObjectCommand({ Bucket: 'photos', Key: 'missing' }))), { code: 'NoSuchKey', status: 404 })
+    t.match(await refusal(client.send(new PutObjectCommand({ Bucket: 'photos', Key: 'a/b.txt', Body: 'no', IfNoneMatch: '*' }))), { code: 'PreconditionFailed', status: 412 })
+    t.match(await refusal(client.send(new PutObjectCommand({ Bucket: 'photos', Key: 'big.bin', Body: Buffer.alloc(2 * 1024 * 1024) }))), { code: 'QuotaExceeded', status: 403 }, 'the quota is a 403, which clients do not retry')
+    t.match(await refusal(client.send(new PutObjectCommand({ Bucket: 'photos', Key: 'x/../y', Body: 'no' }))), { code: 'InvalidArgument', status: 400 }, 'a key the file API refuses')
+
+    // The same files through the file API: one store, one set of rules.
+    const listed = await app.inject({ url: '/api/files?prefix=photos/', headers: alice })
+    t.same(listed.json().files.map(({ key }: { key: string }) => key), ['photos/a/b.txt', 'photos/c.bin'])
+
+    const copied = await client.send(new CopyObjectCommand({ Bucket: 'photos', Key: 'copy.txt', CopySource: 'photos/a/b.txt' }))
+    t.equal(copied.CopyObjectResult?.ETag, put.ETag)
+    const v2 = await client.send(new ListObjectsV2Command({ Bucket: 'photos', Delimiter: '/' }))
+    t.same(v2.Contents?.map(({ Key }) => Key), ['c.bin', 'copy.txt'])
+    t.same(v2.CommonPrefixes?.map(({ Prefix }) => Prefix), ['a/'])
+    const v1 = await client.send(new ListObjectsCommand({ Bucket: 'photos', Prefix: 'a/' }))
+    t.same(v1.Contents?.map(({ Key }) => Key), ['a/b.txt'])
+
+    t.match(await refusal(client.send(new DeleteBucketCommand({ Bucket: 'photos' }))), { code: 'BucketNotEmpty', status: 409 })
+    await client.send(new DeleteObjectCommand({ Bucket: 'photos', Key: 'copy.txt' }))
+    const trash = await app.inject({ url: '/api/trash', headers: alice })
+    t.same(trash.json().items.map(({ key }: { key: string }) => key), ['photos/copy.txt'], 'a delete goes to the trash')
+    const deleted = await client.send(new DeleteObjectsCommand({ Bucket: 'photos', Delete: { Objects: [{ Key: 'a/b.txt' }, { Key: 'c.bin' }, { Key: 'never-was' }] } }))
+    t.same(deleted.Deleted?.map(({ Key }) => Key).sort(), ['a/b.txt', 'c.bin', 'never-was'])
+    t.same((await client.send(new ListObjectsV2Command({ Bucket: 'photos' }))).Contents ?? [], [])
+    await client.send(new DeleteBucketCommand({ Bucket: 'photos' }))
+    t.same((await client.send(new ListBucketsCommand({}))).Buckets ?? [], [])
+
+    const { cursor } = (await app.inject({ url: '/api/changes/latest', headers: alice })).json() as { cursor: string }
+    await client.send(new PutObjectCommand({ Bucket: 'journal', Key: 'j.txt', Body: 'j' }))
+    const changes = (await app.inject({ url: `/api/changes?cursor=${cursor}`, headers: alice })).json()
+    t.match(changes.changes, [{ op: 'put', key: 'journal/j.txt' }], 'a PutObject is journaled')
+
+    // Another user has a bucket of the same name, and never sees this one's.
+    const bobMade = await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: `s3-bob-${driver}` })) })
+    t.equal(bobMade.statusCode, 201, bobMade.body)
+    const bob = bobMade.json() as Credentials
+    const bobs = clientOf(endpoint, bob)
+    t.teardown(() => bobs.destroy())
+    t.same((await bobs.send(new ListBucketsCommand({}))).Buckets ?? [], [])
+    t.match(await refusal(bobs.send(new GetObjectCommand({ Bucket: 'journal', Key: 'j.txt' }))), { status: 404 })
+    await bobs.send(new PutObjectCommand({ Bucket: 'journal', Key: 'j.txt', Body: 'bob\'s' }))
+    t.equal(await text((await client.send(new GetObjectCommand({ Bucket: 'journal', Key: 'j.txt' }))).Body), 'j')
+  })
+}
+
+t.test('listings page as S3 pages them: max-keys, continuation tokens, start-after, markers, url encoding', async (t) => {
+  const { app, close } = await buildTestApp({ idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY } })
+  t.teardown(close)
+  const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+  const credentials = (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: 'pager' })) })).json() as Credentials
+  const client = clientOf(endpoint, credentials)
+  t.teardown(() => client.destroy())
+  const keys = Array.from({ length: 250 }, (_, n) => `k/${String(n).padStart(4, '0')}${n % 50 === 0 ? ' +&é' : ''}`)
+  for (let at = 0; at < keys.length; at += 25) {
+    await Promise.all(keys.slice(at, at + 25).map((Key) => client.send(new PutObjectCommand({ Bucket: 'many', Key, Body: 'x' }))))
+  }
+  const seen: string[] = []
+  let token: string | undefined
+  let pages = 0
+  do {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: 'many', MaxKeys: 70, ContinuationToken: token }))
+    seen.push(...(page.Contents ?? []).map(({ Key }) => Key!))
+    t.ok((page.KeyCount ?? 0) <= 70)
+    token = page.NextContinuationToken
+    pages++
+  } while (token)
+  t.same(seen, [...keys].sort(), 'every key once, in order')
+  t.equal(pages, 4)
+  const after = await client.send(new ListObjectsV2Command({ Bucket: 'many', StartAfter: keys[247] }))
+  t.same(after.Contents?.map(({ Key }) => Key), keys.slice(248))
+  const v1 = await client.send(new ListObjectsCommand({ Bucket: 'many', Marker: keys[248] }))
+  t.same(v1.Contents?.map(({ Key }) => Key), keys.slice(249))
+  const encoded = await client.send(new ListObjectsV2Command({ Bucket: 'many', Prefix: 'k/0000', EncodingType: 'url' }))
+  t.same(encoded.Contents?.map(({ Key }) => Key), ['k/0000+%2B%26%C3%A9'], 'as S3 encodes them: a space is +, a slash stays')
+})
+
+t.test('SigV4: presigned URLs; wrong secrets, unknown and revoked keys, skewed clocks and expired URLs are refused as S3 refuses them; temporary credentials', async (t) => {
+  const { app, close } = await buildTestApp({ idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY } })
+  t.teardown(close)
+  const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+  const alice = bearer(idp.token({ sub: 'signer' }))
+  const credentials = (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: alice })).json() as Credentials
+  const client = clientOf(endpoint, credentials)
+  t.teardown(() => client.destroy())
+
+  const putUrl = await getSignedUrl(client, new PutObjectCommand({ Bucket: 'shared', Key: 'via link.txt' }), { expiresIn: 60 })
+  t.equal((await fetch(putUrl, { method: 'PUT', body: 'linked' })).status, 200)
+  const getUrl = await getSignedUrl(client, new GetObjectCommand({ Bucket: 'shared', Key: 'via link.txt', ResponseContentDisposition: 'attachment' }), { expiresIn: 60 })
+  const got = await fetch(getUrl)
+  t.equal(await got.text(), 'linked')
+  t.equal(got.headers.get('content-disposition'), 'attachment')
+  const edited = new URL(getUrl)
+  edited.searchParams.set('X-Amz-Expires', '3600')
+  const refusedEdit = await fetch(edited)
+  t.equal(refusedEdit.status, 403)
+  t.match(await refusedEdit.text(), /<Code>SignatureDoesNotMatch<\/Code>/)
+  const expired = new URL(await getSignedUrl(client, new GetObjectCommand({ Bucket: 'shared', Key: 'via link.txt' }), { expiresIn: 1, signingDate: new Date(Date.now() - 60_000) }))
+  const expiredAnswer = await fetch(expired)
+  t.equal(expiredAnswer.status, 403)
+  t.match(await expiredAnswer.text(), /<Code>AccessDenied<\/Code><Message>Request has expired<\/Message>/)
+  const tooLong = await getSignedUrl(client, new GetObjectCommand({ Bucket: 'shared', Key: 'via link.txt' }), { expiresIn: 8 * 86_400 }).catch(() => undefined)
+  if (tooLong) t.equal((await fetch(tooLong)).status, 400, 'longer than a week')
+
+  const wrongSecret = clientOf(endpoint, { ...credentials, secretAccessKey: credentials.secretAccessKey.replace(/^./, (c) => c === 'A' ? 'B' : 'A') })
+  t.match(await refusal(wrongSecret.send(new ListBucketsCommand({}))), { code: 'SignatureDoesNotMatch', status: 403 })
+  const unknown = clientOf(endpoint, { ...credentials, accessKeyId: 'SKIAAAAAAAAAAAAAAAAA' })
+  t.match(await refusal(unknown.send(new ListBucketsCommand({}))), { code: 'InvalidAccessKeyId', status: 403 })
+  const skewed = clientOf(endpoint, credentials, { systemClockOffset: -20 * 60_000 })
+  t.match(await refusal(skewed.send(new ListBucketsCommand({}))), { code: 'RequestTimeTooSkewed', status: 403 })
+  const otherRegion = new S3Client({ endpoint, region: 'eu-west-1', forcePathStyle: true, credentials, maxAttempts: 1 })
+  t.match(await refusal(otherRegion.send(new ListBucketsCommand({}))), { code: 'AuthorizationHeaderMalformed', status: 400 })
+  const anonymous = await fetch(`${endpoint}/shared/via%20link.txt`)
+  t.equal(anonymous.status, 403)
+  t.match(await anonymous.text(), /^<\?xml version="1.0" encoding="UTF-8"\?>\n<Error><Code>AccessDenied<\/Code><Message>[^<]+<\/Message><Resource>\/shared\/via%20link.txt<\/Resource><RequestId>\w+<\/RequestId><\/Error>$/)
+
+  const session = await app.inject({ method: 'POST', url: '/api/s3-credentials/session', headers: alice })
+  t.equal(session.statusCode, 200)
+  const temporary = session.json() as Credentials & { expiration: string }
+  t.match(temporary, { accessKeyId: /^SSIA/, sessionToken: /\S/, expiration: /Z$/ })
+  const sessionClient = clientOf(endpoint, { ...temporary, expiration: new Date(temporary.expiration) } as Credentials)
+  t.same((await sessionClient.send(new ListBucketsCommand({}))).Buckets?.map(({ Name }) => Name), ['shared'])
+  const forged = clientOf(endpoint, { ...temporary, expiration: new Date(temporary.expiration), sessionToken: temporary.sessionToken!.slice(0, -2) + 'AA' })
+  t.match(await refusal(forged.send(new ListBucketsCommand({}))), { code: 'InvalidAccessKeyId', status: 403 })
+  t.equal((await app.inject({ url: '/api/files', headers: { authorization: `Bearer ${temporary.sessionToken}` } })).statusCode, 401, 'usable on the S3 endpoint only')
+
+  const list = (await app.inject({ url: '/api/s3-credentials', headers: alice })).json()
+  t.match(list.credentials, [{ accessKeyId: credentials.accessKeyId, name: 's3', createdAt: /Z$/ }])
+  t.notOk(JSON.stringify(list).includes(credentials.secretAccessKey), 'the secret is not shown again')
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/s3-credentials/${credentials.accessKeyId}`, headers: bearer(idp.token({ sub: 'someone-else' })) })).statusCode, 404)
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/s3-credentials/${credentials.accessKeyId}`, headers: alice })).statusCode, 204)
+  t.match(await refusal(client.send(new ListBucketsCommand({}))), { code: 'InvalidAccessKeyId', status: 403 }, 'revoked at once')
+})
+
+t.test('without S3_CREDENTIALS_KEY the credential routes are 503, and S3_API_PORT alone does not start', async (t) => {
+  const { app, close } = await buildTestApp({ idp })
+  t.teardown(close)
+  const answer = await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: 'nokey' })) })
+  t.equal(answer.statusCode, 503)
+  t.match(answer.json(), { error: /S3_CREDENTIALS_KEY/ })
+  await t.rejects(buildTestApp({ env: { S3_API_PORT: '0' } }), /S3_CREDENTIALS_KEY/)
+})
