@@ -104,6 +104,7 @@ export async function buildApp (config: Config, { logStream, tracing }: BuildOpt
     ? undefined
     : await buildS3Endpoint({
       files: services.stowageFiles,
+      multipart: services.stowageMultipart,
       credentials: services.stowageS3Credentials,
       region: config.S3_API_REGION,
       domain: config.S3_API_DOMAIN,

@@ -278,6 +278,38 @@ migrations['2026-11-29-s3-credentials'] = {
   }
 }
 
+migrations['2026-11-29-s3-multipart'] = {
+  async up (db: Kysely<any>) {
+    // An S3 multipart upload until it is completed or aborted: its parts are objects of their own
+    // (outside every user's files) until they are joined into the file.
+    await db.schema
+      .createTable('s3_multipart_uploads')
+      .addColumn('id', 'varchar(64)', (col) => col.primaryKey())
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('org_id', 'varchar(128)')
+      .addColumn('path', 'text', (col) => col.notNull())
+      .addColumn('content_type', 'varchar(255)', (col) => col.notNull())
+      .addColumn('created_at', 'varchar(32)', (col) => col.notNull())
+      .execute()
+    await db.schema.createIndex('s3_multipart_uploads_user_path').on('s3_multipart_uploads').columns(['user_id', 'path']).execute()
+    await db.schema.createIndex('s3_multipart_uploads_created').on('s3_multipart_uploads').column('created_at').execute()
+    await db.schema
+      .createTable('s3_multipart_parts')
+      .addColumn('upload_id', 'varchar(64)', (col) => col.notNull())
+      .addColumn('part_number', 'integer', (col) => col.notNull())
+      .addColumn('size', 'bigint', (col) => col.notNull())
+      .addColumn('etag', 'varchar(200)', (col) => col.notNull())
+      .addColumn('object_key', 'text', (col) => col.notNull())
+      .addColumn('uploaded_at', 'varchar(32)', (col) => col.notNull())
+      .addPrimaryKeyConstraint('s3_multipart_parts_pk', ['upload_id', 'part_number'])
+      .execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('s3_multipart_parts').execute()
+    await db.schema.dropTable('s3_multipart_uploads').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

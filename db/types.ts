@@ -128,6 +128,24 @@ export interface S3CredentialsTable {
   last_used_at: Timestamp | null
 }
 
+export interface S3MultipartUploadsTable {
+  id: string
+  user_id: string
+  org_id: string | null
+  path: string
+  content_type: string
+  created_at: Timestamp
+}
+
+export interface S3MultipartPartsTable {
+  upload_id: string
+  part_number: number
+  size: ColumnType<number | string, number, number>
+  etag: string
+  object_key: string
+  uploaded_at: Timestamp
+}
+
 export interface UsageTable {
   user_id: string
   file_bytes: Bigint
@@ -167,6 +185,8 @@ export interface Database {
   webhooks: WebhooksTable
   webhook_deliveries: WebhookDeliveriesTable
   s3_credentials: S3CredentialsTable
+  s3_multipart_uploads: S3MultipartUploadsTable
+  s3_multipart_parts: S3MultipartPartsTable
   storage_usage: UsageTable
   quota_reservations: QuotaReservationsTable
   quotas: QuotasTable

@@ -13,6 +13,7 @@ import type { HealthReport } from '../schemas/health.js'
 import type { Journal } from '../storage/changes.js'
 import type { Webhooks } from '../webhooks/service.js'
 import type { S3Credentials } from '../s3/credentials.js'
+import type { Multipart } from '../storage/multipart.js'
 
 /** For routes authenticated by what they carry (a refresh token, a code): `admit` refuses an address
  *  that keeps failing, `count` counts each 401 against it, as the chain does. */
@@ -56,6 +57,8 @@ export interface StowageDecorators {
   stowageChanges: Journal
   /** A user's webhooks, and how many deliveries this instance is sending. */
   stowageWebhooks: Webhooks & { stats: () => { running: number } }
+  /** S3 multipart uploads: parts kept apart, then joined into one write of the file. */
+  stowageMultipart: Multipart
   /** S3 credentials; undefined without S3_CREDENTIALS_KEY. */
   stowageS3Credentials?: S3Credentials
   /** Signs and checks the links Stowage serves. */

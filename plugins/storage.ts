@@ -4,11 +4,13 @@ import { createTrashRepository } from '../db/trash.js'
 import { createUsageRepository } from '../db/usage.js'
 import { createVersionRepository } from '../db/versions.js'
 import { createFileService } from '../storage/files.js'
+import { createMultipart } from '../storage/multipart.js'
+import { createMultipartRepository } from '../db/multipart.js'
 import { asDependency } from '../storage/object-store.js'
 import { createQuotas } from '../storage/quotas.js'
 import { createStore, type StorageOptions } from '../storage/store.js'
 import {
-  DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, DEFAULT_VERSION_RETENTION_DAYS
+  DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_VERSION_RETENTION_DAYS
 } from '../defaults.js'
 import { decorateStowage, stowageOf } from './decorators.js'
 import { sweepEvery } from './sweep.js'
@@ -36,6 +38,9 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
     journal: stowageOf(app).stowageChanges
   })
   decorateStowage(app, 'stowageFiles', files)
+  const multipart = createMultipart({ store, files, quotas, repository: createMultipartRepository(db), maxUploadBytes })
+  decorateStowage(app, 'stowageMultipart', multipart)
+  sweepEvery(app, { everyMs: 3600_000, what: 'abandoned S3 multipart uploads', sweep: () => multipart.sweep(new Date(Date.now() - DEFAULT_UPLOAD_EXPIRY_SECONDS * 1000)) })
   decorateStowage(app, 'stowageQuotas', quotas)
   sweepEvery(app, { everyMs: 60_000, what: 'quota reservations of stopped writes', sweep: quotas.expire })
   // Two instances purging one item both succeed.

@@ -4,7 +4,9 @@ import type { Owner } from '../db/usage.js'
 import {
   BadRequestError, ConflictError, InsufficientStorageError, isRetriedSoon, NotFoundError, PayloadTooLargeError, PreconditionFailedError, RangeNotSatisfiableError
 } from '../errors.js'
-import type { FileService } from '../storage/files.js'
+import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
+import type { Multipart } from '../storage/multipart.js'
+import { completeUpload, createUpload, listParts, listUploads, multipartError, uploadPart, uploadPartCopy } from './multipart.js'
 import { bucketExists, checkBucketName, listBuckets, listObjects, maxKeysOf, requireBucket } from './buckets.js'
 import type { S3Credentials } from './credentials.js'
 import { invalidArgument, noSuchBucket, notImplemented, S3Error } from './errors.js'
@@ -14,6 +16,7 @@ import { errorDocument, xmlDocument, type XmlNode } from './xml.js'
 
 export interface S3EndpointOptions {
   files: FileService
+  multipart: Multipart
   credentials: S3Credentials
   /** The region clients sign for (S3_API_REGION). */
   region: string
@@ -63,7 +66,7 @@ function s3ErrorOf (error: unknown, key?: string): S3Error {
  * root, keys the paths below. A thin front end: every operation is the file API's, so isolation,
  * quotas, the trash, versions and the journal hold as they do on /api.
  */
-export async function buildS3Endpoint ({ files, credentials, region, domain, versioning, failures, logger, idleTimeoutMs }: S3EndpointOptions) {
+export async function buildS3Endpoint ({ files, multipart, credentials, region, domain, versioning, failures, logger, idleTimeoutMs }: S3EndpointOptions) {
   const app = Fastify({
     loggerInstance: logger.child({ endpoint: 's3' }),
     genReqId: () => randomBytes(8).toString('hex').toUpperCase(),
@@ -77,7 +80,7 @@ export async function buildS3Endpoint ({ files, credentials, region, domain, ver
   app.addContentTypeParser('*', (_request, _payload, done) => done(null))
 
   app.setErrorHandler(async (error, request, reply) => {
-    const s3 = s3ErrorOf(error, (request as FastifyRequest & { s3Key?: string }).s3Key)
+    const s3 = s3ErrorOf(multipartError(error), (request as FastifyRequest & { s3Key?: string }).s3Key)
     if (s3.status >= 500) request.log.error({ err: error }, 'S3 request failed')
     const resource = request.url.split('?', 1)[0]
     reply.code(s3.status).header('content-type', 'application/xml').header('x-amz-request-id', request.id)
@@ -143,7 +146,8 @@ export async function buildS3Endpoint ({ files, credentials, region, domain, ver
       if (method !== 'GET') throw notImplemented(`${method} on a bucket with ${[...query.keys()].join(', ') || 'no sub-resource'}`)
       if (query.has('location')) return sendXml(reply, 'LocationConstraint', region === 'us-east-1' ? '' : region)
       if (query.has('versioning')) return sendXml(reply, 'VersioningConfiguration', versioning ? { Status: 'Enabled' } : {})
-      if (query.has('uploads') || query.has('versions')) throw notImplemented(query.has('uploads') ? 'ListMultipartUploads' : 'ListObjectVersions')
+      if (query.has('uploads')) return sendXml(reply, 'ListMultipartUploadsResult', await listUploads(multipart, userId, bucket, query))
+      if (query.has('versions')) throw notImplemented('ListObjectVersions')
       const v2 = query.get('list-type') === '2'
       const urlEncoded = query.get('encoding-type') === 'url'
       if (query.has('encoding-type') && !urlEncoded) throw invalidArgument('Invalid Encoding Method specified in Request')
@@ -173,6 +177,20 @@ export async function buildS3Endpoint ({ files, credentials, region, domain, ver
       })
     }
 
+    if (query.has('uploadId')) {
+      if (method === 'PUT' && request.headers['x-amz-copy-source'] !== undefined) return sendXml(reply, 'CopyPartResult', await uploadPartCopy(multipart, files, owner, query, request))
+      if (method === 'PUT') return reply.header('etag', await uploadPart(multipart, owner, query, uploadOf(request, signed, signingKey))).send()
+      if (method === 'POST') return sendXml(reply, 'CompleteMultipartUploadResult', await completeUpload(multipart, owner, bucket, key, query, request, await xmlBody(request)))
+      if (method === 'DELETE') {
+        await multipart.abort(userId, query.get('uploadId')!)
+        return reply.code(204).send()
+      }
+      if (method === 'GET') return sendXml(reply, 'ListPartsResult', await listParts(multipart, userId, bucket, key, query))
+    }
+    if (method === 'POST' && query.has('uploads')) {
+      const contentType = typeof request.headers['content-type'] === 'string' ? request.headers['content-type'] : DEFAULT_CONTENT_TYPE
+      return sendXml(reply, 'InitiateMultipartUploadResult', await createUpload(multipart, owner, bucket, key, contentType))
+    }
     if (['uploads', 'uploadId', 'partNumber', 'tagging', 'acl', 'retention', 'legal-hold', 'attributes', 'torrent', 'restore', 'select'].some((name) => query.has(name))) {
       throw notImplemented(`${method} with ${[...query.keys()].filter((name) => !name.startsWith('X-Amz-')).join(', ')}`)
     }

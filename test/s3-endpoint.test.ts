@@ -2,10 +2,13 @@ import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import {
-  CopyObjectCommand, CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetBucketLocationCommand, GetBucketVersioningCommand,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, ListMultipartUploadsCommand, ListPartsCommand,
+  UploadPartCommand, UploadPartCopyCommand, DeleteBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetBucketLocationCommand, GetBucketVersioningCommand,
   GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException
 } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
+import { Upload } from '@aws-sdk/lib-storage'
+import { createHash } from 'node:crypto'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
@@ -16,7 +19,7 @@ t.teardown(async () => { await idp.close(); await s3.close() })
 
 const S3_CREDENTIALS_KEY = randomBytes(32).toString('base64')
 
-interface Credentials { accessKeyId: string, secretAccessKey: string, sessionToken?: string }
+interface Credentials { accessKeyId: string, secretAccessKey: string, sessionToken?: string, expiration?: Date }
 
 /** What an SDK user writes: the endpoint, path style, and the SDK's defaults otherwise (checksums on). */
 const clientOf = (endpoint: string, credentials: Credentials, extra: Record<string, unknown> = {}) =>
@@ -185,7 +188,7 @@ t.test('SigV4: presigned URLs; wrong secrets, unknown and revoked keys, skewed c
 
   const session = await app.inject({ method: 'POST', url: '/api/s3-credentials/session', headers: alice })
   t.equal(session.statusCode, 200)
-  const temporary = session.json() as Credentials & { expiration: string }
+  const temporary = session.json() as Omit<Credentials, 'expiration'> & { expiration: string }
   t.match(temporary, { accessKeyId: /^SSIA/, sessionToken: /\S/, expiration: /Z$/ })
   const sessionClient = clientOf(endpoint, { ...temporary, expiration: new Date(temporary.expiration) } as Credentials)
   t.same((await sessionClient.send(new ListBucketsCommand({}))).Buckets?.map(({ Name }) => Name), ['shared'])
@@ -209,3 +212,62 @@ t.test('without S3_CREDENTIALS_KEY the credential routes are 503, and S3_API_POR
   t.match(answer.json(), { error: /S3_CREDENTIALS_KEY/ })
   await t.rejects(buildTestApp({ env: { S3_API_PORT: '0' } }), /S3_CREDENTIALS_KEY/)
 })
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: multipart uploads: lib-storage's parts joined into one file; parts listed, copied, checked, aborted; the quota counts them`, async (t) => {
+    const { app, close } = await buildTestApp({ driver, s3, idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY, QUOTA_BYTES: String(40 * 1024 * 1024) } })
+    t.teardown(close)
+    const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+    const alice = bearer(idp.token({ sub: `parts-${driver}` }))
+    const client = clientOf(endpoint, (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: alice })).json() as Credentials)
+    t.teardown(() => client.destroy())
+
+    const content = randomBytes(12 * 1024 * 1024 + 123)
+    const upload = new Upload({ client, params: { Bucket: 'big', Key: 'film.bin', Body: Readable.from([content]), ContentType: 'video/x-test' }, partSize: 5 * 1024 * 1024, queueSize: 2 })
+    const done = await upload.done()
+    t.match(done, { Bucket: 'big', Key: 'film.bin', ETag: /^"/ })
+    const got = await client.send(new GetObjectCommand({ Bucket: 'big', Key: 'film.bin' }))
+    t.equal(got.ContentType, 'video/x-test')
+    t.equal(createHash('sha256').update(await got.Body!.transformToByteArray()).digest('hex'), createHash('sha256').update(content).digest('hex'), 'three parts, joined whole')
+    const usage = (await app.inject({ url: '/api/usage', headers: alice })).json()
+    t.match(usage, { fileBytes: content.length, uploadBytes: 0 }, 'the parts\' room is given back once joined')
+
+    const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: 'big', Key: 'copy.bin' }))
+    const first = await client.send(new UploadPartCopyCommand({ Bucket: 'big', Key: 'copy.bin', UploadId, PartNumber: 1, CopySource: 'big/film.bin', CopySourceRange: 'bytes=0-5242879' }))
+    const second = await client.send(new UploadPartCommand({ Bucket: 'big', Key: 'copy.bin', UploadId, PartNumber: 2, Body: 'tail' }))
+    t.match((await app.inject({ url: '/api/usage', headers: alice })).json(), { uploadBytes: 5 * 1024 * 1024 + 4 }, 'parts count as unfinished uploads')
+    const parts = await client.send(new ListPartsCommand({ Bucket: 'big', Key: 'copy.bin', UploadId }))
+    t.same(parts.Parts?.map(({ PartNumber, Size }) => [PartNumber, Size]), [[1, 5 * 1024 * 1024], [2, 4]])
+    const uploads = await client.send(new ListMultipartUploadsCommand({ Bucket: 'big' }))
+    t.same(uploads.Uploads?.map(({ Key, UploadId: id }) => [Key, id]), [['copy.bin', UploadId]])
+    t.match(await refusal(client.send(new CompleteMultipartUploadCommand({
+      Bucket: 'big', Key: 'copy.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: first.CopyPartResult?.ETag }, { PartNumber: 2, ETag: '"0000"' }] }
+    }))), { code: 'InvalidPart', status: 400 })
+    t.match(await refusal(client.send(new CompleteMultipartUploadCommand({
+      Bucket: 'big', Key: 'copy.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 2, ETag: second.ETag }, { PartNumber: 1, ETag: first.CopyPartResult?.ETag }] }
+    }))), { code: 'InvalidPartOrder', status: 400 })
+    await client.send(new CompleteMultipartUploadCommand({
+      Bucket: 'big', Key: 'copy.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: first.CopyPartResult?.ETag }, { PartNumber: 2, ETag: second.ETag }] }
+    }))
+    const copied = Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: 'big', Key: 'copy.bin' }))).Body!.transformToByteArray())
+    t.ok(copied.equals(Buffer.concat([content.subarray(0, 5 * 1024 * 1024), Buffer.from('tail')])), 'a part copied from a range of an object')
+
+    const small = await client.send(new CreateMultipartUploadCommand({ Bucket: 'big', Key: 'small.bin' }))
+    const tiny = await client.send(new UploadPartCommand({ Bucket: 'big', Key: 'small.bin', UploadId: small.UploadId, PartNumber: 1, Body: 'a' }))
+    const tinier = await client.send(new UploadPartCommand({ Bucket: 'big', Key: 'small.bin', UploadId: small.UploadId, PartNumber: 2, Body: 'b' }))
+    t.match(await refusal(client.send(new CompleteMultipartUploadCommand({
+      Bucket: 'big', Key: 'small.bin', UploadId: small.UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: tiny.ETag }, { PartNumber: 2, ETag: tinier.ETag }] }
+    }))), { code: 'EntityTooSmall', status: 400 }, 'every part but the last is 5 MiB at least')
+    await client.send(new AbortMultipartUploadCommand({ Bucket: 'big', Key: 'small.bin', UploadId: small.UploadId }))
+    t.match(await refusal(client.send(new ListPartsCommand({ Bucket: 'big', Key: 'small.bin', UploadId: small.UploadId }))), { code: 'NoSuchUpload', status: 404 })
+    t.match((await app.inject({ url: '/api/usage', headers: alice })).json(), { uploadBytes: 0 }, 'an abort gives the room back')
+    t.match(await refusal(client.send(new GetObjectCommand({ Bucket: 'big', Key: 'small.bin' }))), { code: 'NoSuchKey' })
+
+    const over = await client.send(new CreateMultipartUploadCommand({ Bucket: 'big', Key: 'over.bin' }))
+    t.match(await refusal(client.send(new UploadPartCommand({ Bucket: 'big', Key: 'over.bin', UploadId: over.UploadId, PartNumber: 1, Body: Buffer.alloc(30 * 1024 * 1024) }))),
+      { code: 'QuotaExceeded', status: 403 }, 'a part over the quota')
+    const other = clientOf(endpoint, (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: `parts-other-${driver}` })) })).json() as Credentials)
+    t.teardown(() => other.destroy())
+    t.match(await refusal(other.send(new UploadPartCommand({ Bucket: 'big', Key: 'over.bin', UploadId: over.UploadId, PartNumber: 1, Body: 'x' }))), { code: 'NoSuchUpload' }, 'another user\'s upload is none of theirs')
+  })
+}

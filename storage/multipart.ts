@@ -1,0 +1,156 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { MultipartRepository, MultipartUpload, Part } from '../db/multipart.js'
+import type { Owner } from '../db/usage.js'
+import { PayloadTooLargeError } from '../errors.js'
+import type { FileService } from './files.js'
+import type { Bytes, ObjectStore, Preconditions } from './object-store.js'
+import type { Quotas } from './quotas.js'
+
+export const MULTIPART_PREFIX = 'stowage-multipart/'
+export const MAX_PART_NUMBER = 10_000
+// Every part but the last is at least this long, as S3 requires.
+export const MIN_PART_BYTES = 5 * 1024 * 1024
+
+export class MultipartError extends Error {
+  name = 'MultipartError'
+  constructor (readonly reason: 'no-upload' | 'invalid-part' | 'part-order' | 'too-small', message: string) {
+    super(message)
+  }
+}
+
+const md5Etag = (hash: ReturnType<typeof createHash>) => `"${hash.digest('hex')}"`
+
+/** `body`, its bytes counted and hashed as they pass. */
+function measured (body: Bytes) {
+  const hash = createHash('md5')
+  let size = 0
+  const bytes = (async function * () {
+    for await (const chunk of body) {
+      hash.update(chunk)
+      size += chunk.length
+      yield chunk
+    }
+  })()
+  return { bytes, result: () => ({ size, etag: md5Etag(hash) }) }
+}
+
+/**
+ * Multipart uploads (S3's): each part an object of its own outside the user's files, counted in the
+ * user's unfinished uploads from the moment it arrives (a part over the quota is refused), then
+ * joined, in order, into one write of the file by the file API (so the publisher, the quota,
+ * versions and the journal see one ordinary write), and removed.
+ */
+export function createMultipart ({ store, files, quotas, repository, maxUploadBytes }: { store: ObjectStore, files: FileService, quotas: Quotas, repository: MultipartRepository, maxUploadBytes: number }) {
+  const partKey = (upload: MultipartUpload, partNumber: number) => `${MULTIPART_PREFIX}${upload.userId}/${upload.id}/${partNumber}-${randomBytes(4).toString('hex')}`
+
+  async function owned (userId: string, id: string): Promise<MultipartUpload> {
+    const upload = await repository.find(userId, id)
+    if (!upload) throw new MultipartError('no-upload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.')
+    return upload
+  }
+
+  /** Removes an upload's parts and gives their room back. */
+  async function discard (upload: MultipartUpload, parts: Part[]) {
+    await Promise.all(parts.map((part) => store.delete(part.objectKey)))
+    const bytes = parts.reduce((total, part) => total + part.size, 0)
+    if (bytes > 0) await quotas.change(upload.userId, { uploadBytes: -bytes })
+  }
+
+  return {
+    async create (owner: Owner, path: string, contentType: string): Promise<MultipartUpload> {
+      // The file API's rules, before any part is sent.
+      await files.checkWritable(owner.userId, path, {})
+      const upload = { id: randomBytes(24).toString('base64url'), userId: owner.userId, orgId: owner.orgId ?? null, path, contentType, createdAt: new Date() }
+      await repository.add(upload)
+      return upload
+    },
+
+    find: owned,
+
+    /** Stores part `partNumber` (replacing one of that number); resolves with its ETag. */
+    async uploadPart (owner: Owner, id: string, partNumber: number, body: Bytes, length: number) {
+      const upload = await owned(owner.userId, id)
+      if (length > maxUploadBytes) throw new PayloadTooLargeError(`a part is at most MAX_UPLOAD_BYTES, ${maxUploadBytes} bytes`)
+      await quotas.claimUpload(owner, length)
+      const key = partKey(upload, partNumber)
+      const counted = measured(body)
+      let stored: { size: number, etag: string }
+      try {
+        const staged = await store.stage(key, counted.bytes, { contentType: 'application/octet-stream', maxBytes: length })
+        await staged.publish()
+        stored = counted.result()
+        if (stored.size !== length) throw new MultipartError('invalid-part', `the part had ${stored.size} bytes, not the ${length} its length said`)
+      } catch (error) {
+        await store.delete(key).catch(() => {})
+        await quotas.change(owner.userId, { uploadBytes: -length })
+        throw error
+      }
+      // Aborted or completed meanwhile: this part goes too.
+      if (!await repository.find(owner.userId, id)) {
+        await discard(upload, [{ partNumber, size: length, etag: stored.etag, objectKey: key, uploadedAt: new Date() }])
+        throw new MultipartError('no-upload', 'The specified upload does not exist: it was aborted or completed.')
+      }
+      const replaced = await repository.putPart(id, { partNumber, size: length, etag: stored.etag, objectKey: key, uploadedAt: new Date() })
+      if (replaced) await discard(upload, [replaced])
+      return stored.etag
+    },
+
+    parts: async (userId: string, id: string, after?: number, limit?: number) => {
+      await owned(userId, id)
+      return await repository.parts(id, after, limit)
+    },
+
+    list: (userId: string, prefix: string, limit: number, after?: { path: string, id: string }) => repository.list(userId, prefix, limit, after),
+
+    /**
+     * Joins the parts `chosen` names (each with its ETag, in increasing order) into the file: one
+     * write through the file API, its preconditions applying to the file it replaces.
+     */
+    async complete (owner: Owner, id: string, chosen: Array<{ partNumber: number, etag: string }>, preconditions: Preconditions) {
+      const upload = await owned(owner.userId, id)
+      const stored = new Map((await repository.parts(id)).map((part) => [part.partNumber, part]))
+      const parts = chosen.map(({ partNumber, etag }, at) => {
+        if (at > 0 && partNumber <= chosen[at - 1].partNumber) throw new MultipartError('part-order', 'The list of parts was not in ascending order. The parts list must be specified in order by part number.')
+        const part = stored.get(partNumber)
+        if (!part || part.etag.replace(/"/g, '') !== etag.replace(/"/g, '')) {
+          throw new MultipartError('invalid-part', 'One or more of the specified parts could not be found. The part may not have been uploaded, or the specified entity tag may not match the part\'s entity tag.')
+        }
+        return part
+      })
+      if (parts.length === 0) throw new MultipartError('invalid-part', 'You must specify at least one part.')
+      if (parts.slice(0, -1).some((part) => part.size < MIN_PART_BYTES)) throw new MultipartError('too-small', 'Your proposed upload is smaller than the minimum allowed object size.')
+      const length = parts.reduce((total, part) => total + part.size, 0)
+      const joined = (async function * () {
+        for (const part of parts) {
+          const read = await store.read(part.objectKey)
+          if (!read) throw new MultipartError('invalid-part', `part ${part.partNumber} is gone`)
+          for await (const chunk of read.body) yield chunk as Buffer
+        }
+      })()
+      const written = await files.write(owner, upload.path, joined, { contentType: upload.contentType, maxBytes: maxUploadBytes, preconditions, length })
+      const all = await repository.remove(id)
+      if (all) await discard(upload, all)
+      return { ...written, upload }
+    },
+
+    async abort (userId: string, id: string) {
+      const upload = await owned(userId, id)
+      const parts = await repository.remove(id)
+      if (parts) await discard(upload, parts)
+    },
+
+    /** Aborts the uploads begun before `before`; resolves with how many. */
+    async sweep (before: Date): Promise<number> {
+      let removed = 0
+      for (const upload of await repository.older(before, 100)) {
+        const parts = await repository.remove(upload.id)
+        if (!parts) continue
+        await discard(upload, parts)
+        removed++
+      }
+      return removed
+    }
+  }
+}
+
+export type Multipart = ReturnType<typeof createMultipart>
