@@ -10,6 +10,7 @@ import { completeUpload, createUpload, listParts, listUploads, multipartError, u
 import { bucketExists, checkBucketName, listBuckets, listObjects, maxKeysOf, requireBucket } from './buckets.js'
 import type { S3Credentials } from './credentials.js'
 import { invalidArgument, noSuchBucket, notImplemented, S3Error } from './errors.js'
+import { CURRENT, deleteVersion, listVersions, readVersion } from './versions.js'
 import { copyObject, deleteObject, deleteObjects, getObject, headObject, putObject, uploadOf, xmlBody } from './objects.js'
 import { readSignature } from './sigv4.js'
 import { errorDocument, xmlDocument, type XmlNode } from './xml.js'
@@ -142,12 +143,12 @@ export async function buildS3Endpoint ({ files, multipart, credentials, region, 
         })
         return reply.code(204).send()
       }
-      if (method === 'POST' && query.has('delete')) return sendXml(reply, 'DeleteResult', await deleteObjects(files, userId, bucket, await xmlBody(request)))
+      if (method === 'POST' && query.has('delete')) return sendXml(reply, 'DeleteResult', await deleteObjects(files, userId, bucket, await xmlBody(request), (key, id) => deleteVersion(files, userId, bucket, key, id)))
       if (method !== 'GET') throw notImplemented(`${method} on a bucket with ${[...query.keys()].join(', ') || 'no sub-resource'}`)
       if (query.has('location')) return sendXml(reply, 'LocationConstraint', region === 'us-east-1' ? '' : region)
       if (query.has('versioning')) return sendXml(reply, 'VersioningConfiguration', versioning ? { Status: 'Enabled' } : {})
       if (query.has('uploads')) return sendXml(reply, 'ListMultipartUploadsResult', await listUploads(multipart, userId, bucket, query))
-      if (query.has('versions')) throw notImplemented('ListObjectVersions')
+      if (query.has('versions')) return sendXml(reply, 'ListVersionsResult', await listVersions(files, userId, bucket, query))
       const v2 = query.get('list-type') === '2'
       const urlEncoded = query.get('encoding-type') === 'url'
       if (query.has('encoding-type') && !urlEncoded) throw invalidArgument('Invalid Encoding Method specified in Request')
@@ -194,7 +195,14 @@ export async function buildS3Endpoint ({ files, multipart, credentials, region, 
     if (['uploads', 'uploadId', 'partNumber', 'tagging', 'acl', 'retention', 'legal-hold', 'attributes', 'torrent', 'restore', 'select'].some((name) => query.has(name))) {
       throw notImplemented(`${method} with ${[...query.keys()].filter((name) => !name.startsWith('X-Amz-')).join(', ')}`)
     }
-    if (query.has('versionId') && query.get('versionId') !== 'null') throw notImplemented('Reading a version by versionId')
+    const versionId = query.get('versionId')
+    if (versionId !== null && versionId !== CURRENT) {
+      if (method === 'GET' || method === 'HEAD') return readVersion(files, userId, bucket, key, versionId, request, reply)
+      if (method === 'DELETE') {
+        await deleteVersion(files, userId, bucket, key, versionId)
+        return reply.header('x-amz-version-id', versionId).code(204).send()
+      }
+    }
     if (method === 'GET') return getObject(files, userId, bucket, key, request, reply, query)
     if (method === 'HEAD') return headObject(files, userId, bucket, key, request, reply)
     if (method === 'DELETE') return deleteObject(files, userId, bucket, key, request, reply)

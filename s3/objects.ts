@@ -129,24 +129,26 @@ export async function xmlBody (request: FastifyRequest): Promise<string> {
 }
 
 /** DeleteObjects: each key to the trash; the answer names what was deleted (unless quiet) and what failed. */
-export async function deleteObjects (files: FileService, userId: string, bucket: string, xml: string): Promise<XmlNode> {
-  const objects = childrenNamed(xml, 'Object').map((object) => textOf(object, 'Key'))
-  if (objects.length === 0 || objects.length > MAX_DELETE_KEYS || objects.some((key) => key === undefined)) {
+export async function deleteObjects (files: FileService, userId: string, bucket: string, xml: string, removeVersion: (key: string, id: string) => Promise<void>): Promise<XmlNode> {
+  const objects = childrenNamed(xml, 'Object').map((object) => ({ key: textOf(object, 'Key'), versionId: textOf(object, 'VersionId') }))
+  if (objects.length === 0 || objects.length > MAX_DELETE_KEYS || objects.some(({ key }) => key === undefined)) {
     throw new S3Error('MalformedXML', 400, `A Delete names 1 to ${MAX_DELETE_KEYS} objects, each with a Key.`)
   }
   const quiet = textOf(xml, 'Quiet') === 'true'
   const deleted: XmlNode[] = []
   const errors: XmlNode[] = []
-  for (const key of objects as string[]) {
+  for (const { key, versionId } of objects as Array<{ key: string, versionId?: string }>) {
+    const kept = versionId !== undefined && versionId !== 'null'
     try {
-      await files.delete(userId, pathOf(bucket, key))
-      if (!quiet) deleted.push({ Key: key })
+      if (kept) await removeVersion(key, versionId)
+      else await files.delete(userId, pathOf(bucket, key))
+      if (!quiet) deleted.push({ Key: key, VersionId: versionId })
     } catch (error) {
-      if (error instanceof NotFoundError) {
+      if (error instanceof NotFoundError && !kept) {
         if (!quiet) deleted.push({ Key: key })
       } else {
         const s3 = error instanceof S3Error ? error : new S3Error('InternalError', 500, 'We encountered an internal error. Please try again.')
-        errors.push({ Key: key, Code: s3.code, Message: s3.message })
+        errors.push({ Key: key, VersionId: versionId, Code: s3.code, Message: s3.message })
       }
     }
   }
@@ -177,6 +179,12 @@ export async function copyObject (files: FileService, owner: Owner, bucket: stri
   }
   if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').map((tag) => tag.trim()).some((tag) => tag === '*' || tag === sourceFile.etag)) {
     throw new S3Error('PreconditionFailed', 412, 'At least one of the pre-conditions you specified did not hold', { Condition: 'x-amz-copy-source-If-None-Match' })
+  }
+  if (fromBucket === bucket && fromKey === key) {
+    // Onto itself to change its metadata (rclone sets a file's time so): metadata is not kept yet,
+    // so there is nothing to change.
+    if (directive !== 'REPLACE') throw new S3Error('InvalidRequest', 400, 'This copy request is illegal because it is trying to copy an object to itself without changing the object\'s metadata, storage class, website redirect location or encryption attributes.')
+    return { LastModified: sourceFile.lastModified.toISOString(), ETag: sourceFile.etag }
   }
   const copied = await withKey(fromKey, () => files.copy(owner, pathOf(fromBucket, fromKey), pathOf(bucket, key), {
     source: { ifMatch: [sourceFile.etag] }, destination: writePreconditions(request.headers)

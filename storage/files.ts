@@ -333,6 +333,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         if (!restored) throw versions.notFound()
         return described(path, restored)
       },
+      /** A version, described: its path, size, ETag, type and times; 404 for another user's. */
+      find: versions.find,
       remove: versions.remove,
       sweep: versions.sweep
     },

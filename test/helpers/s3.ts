@@ -69,6 +69,14 @@ store.listObjects = async (bucket, options) => {
   }
   return { objects, commonPrefixes: [...commonPrefixes].sort(), isTruncated }
 }
+// s3rver reads x-amz-copy-source with decodeURI, which leaves %2B, %2C, %3B… encoded, where S3
+// decodes them all: a copy of "a+b" looked for "a%2Bb". So here the header is decoded as S3 decodes
+// it and encoded again as decodeURI undoes.
+server.middleware.unshift(async (ctx, next) => {
+  const source = ctx.headers['x-amz-copy-source']
+  if (source) ctx.headers['x-amz-copy-source'] = encodeURI(decodeURIComponent(source))
+  await next()
+})
 server.run().then(({ port }) => process.stdout.write(JSON.stringify({ port }) + '\\n'))
 process.on('SIGTERM', () => server.close().finally(() => process.exit(0)))
 `
