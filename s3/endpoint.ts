@@ -51,6 +51,8 @@ function addressed (request: FastifyRequest, domain: string | undefined): { buck
 /** The S3 error for one of the file API's. */
 function s3ErrorOf (error: unknown, key?: string): S3Error {
   if (error instanceof S3Error) return error
+  const { cause } = error as { cause?: unknown }
+  if (cause instanceof S3Error) return cause
   if (error instanceof PreconditionFailedError) return new S3Error('PreconditionFailed', 412, 'At least one of the pre-conditions you specified did not hold')
   if (error instanceof InsufficientStorageError) return new S3Error('QuotaExceeded', 403, (error as Error).message)
   if (error instanceof PayloadTooLargeError) return new S3Error('EntityTooLarge', 400, 'Your proposed upload exceeds the maximum allowed object size.')

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Owner } from '../db/usage.js'
-import { NotFoundError } from '../errors.js'
+import { BadRequestError, NotFoundError } from '../errors.js'
 import { parseRange, readConditions, writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
 import type { ObjectMeta } from '../storage/object-store.js'
@@ -96,7 +96,17 @@ export function uploadOf (request: FastifyRequest, signed: SignedRequest, key: {
     for await (const chunk of request.raw.iterator({ destroyOnReturn: false })) yield chunk as Buffer
   })()
   const contentType = typeof request.headers['content-type'] === 'string' ? request.headers['content-type'] : DEFAULT_CONTENT_TYPE
-  return { body: objectBytes(body, signed, key, request.headers), length, contentType }
+  return { body: carried(objectBytes(body, signed, key, request.headers)), length, contentType }
+}
+
+/** A body's refusal, carried through the store (which passes on only the file API's own errors) to the answer. */
+async function * carried (bytes: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    yield * bytes
+  } catch (error) {
+    if (error instanceof S3Error) throw Object.assign(new BadRequestError(error.message), { cause: error })
+    throw error
+  }
 }
 
 export async function putObject (files: FileService, owner: Owner, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply, upload: ReturnType<typeof uploadOf>) {

@@ -10,6 +10,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { Upload } from '@aws-sdk/lib-storage'
 import { createHash } from 'node:crypto'
 import { bearer, buildTestApp } from './helpers/app.js'
+import { signed, signedChunks } from './helpers/s3-payloads.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 
@@ -269,5 +270,54 @@ for (const driver of ['fs', 's3'] as const) {
     const other = clientOf(endpoint, (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: `parts-other-${driver}` })) })).json() as Credentials)
     t.teardown(() => other.destroy())
     t.match(await refusal(other.send(new UploadPartCommand({ Bucket: 'big', Key: 'over.bin', UploadId: over.UploadId, PartNumber: 1, Body: 'x' }))), { code: 'NoSuchUpload' }, 'another user\'s upload is none of theirs')
+  })
+}
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: bodies are checked as S3 checks them, and a body that fails a check leaves the object as it was`, async (t) => {
+    const { app, close } = await buildTestApp({ driver, s3, idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY } })
+    t.teardown(close)
+    const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+    const credentials = (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: 'payloads' })) })).json() as Credentials
+    const client = clientOf(endpoint, credentials)
+    t.teardown(() => client.destroy())
+    await client.send(new PutObjectCommand({ Bucket: 'checked', Key: 'file.bin', Body: 'the first' }))
+    const current = async () => await text((await client.send(new GetObjectCommand({ Bucket: 'checked', Key: 'file.bin' }))).Body)
+    const url = `${endpoint}/checked/file.bin`
+    const chunks = [randomBytes(64 * 1024), randomBytes(64 * 1024), randomBytes(100)]
+    const put = async ({ headers, body }: { headers: Record<string, string>, body: Buffer }) => {
+      const answer = await fetch(url, { method: 'PUT', headers, body })
+      return { status: answer.status, text: await answer.text() }
+    }
+
+    t.equal((await put(await signedChunks(url, credentials, chunks))).status, 200, 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD, every chunk signed')
+    t.ok(Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: 'checked', Key: 'file.bin' }))).Body!.transformToByteArray()).equals(Buffer.concat(chunks)))
+    await client.send(new PutObjectCommand({ Bucket: 'checked', Key: 'file.bin', Body: 'the first' }))
+    for (const tamper of [0, 2, 3]) {
+      const refused = await put(await signedChunks(url, credentials, chunks, { tamper }))
+      t.equal(refused.status, 403, `chunk ${tamper} signed wrongly`)
+      t.match(refused.text, /<Code>SignatureDoesNotMatch<\/Code>/)
+    }
+    const whole = await signedChunks(url, credentials, chunks)
+    const cut = await put({ headers: whole.headers, body: whole.body.subarray(0, whole.body.length - 60) }).catch(() => ({ status: 0, text: '' }))
+    t.not(cut.status, 200, 'a body cut short is not stored')
+
+    const body = Buffer.from('hashed body')
+    const wrongHash = await signed('PUT', url, credentials, { 'x-amz-content-sha256': createHash('sha256').update('another body').digest('hex') })
+    const hashed = await put({ headers: wrongHash, body })
+    t.equal(hashed.status, 400)
+    t.match(hashed.text, /<Code>XAmzContentSHA256Mismatch<\/Code>/)
+    const wrongMd5 = await signed('PUT', url, credentials, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-md5': createHash('md5').update('another').digest('base64') })
+    const md5 = await put({ headers: wrongMd5, body })
+    t.equal(md5.status, 400)
+    t.match(md5.text, /<Code>BadDigest<\/Code>/)
+    const wrongCrc = await signed('PUT', url, credentials, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'x-amz-checksum-crc32': 'AAAAAA==' })
+    t.match((await put({ headers: wrongCrc, body })).text, /<Code>BadDigest<\/Code>/)
+    const trailer = Buffer.from(`${body.length.toString(16)}\r\n${body.toString()}\r\n0\r\nx-amz-checksum-crc32:AAAAAA==\r\n\r\n`)
+    const wrongTrailer = await signed('PUT', url, credentials, {
+      'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER', 'content-encoding': 'aws-chunked', 'x-amz-trailer': 'x-amz-checksum-crc32', 'x-amz-decoded-content-length': String(body.length)
+    })
+    t.match((await put({ headers: wrongTrailer, body: trailer })).text, /<Code>BadDigest<\/Code>/, 'a trailer checksum that does not match')
+    t.equal(await current(), 'the first', 'every refused body left the object as it was')
   })
 }
