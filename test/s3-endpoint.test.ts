@@ -286,7 +286,7 @@ for (const driver of ['fs', 's3'] as const) {
     const url = `${endpoint}/checked/file.bin`
     const chunks = [randomBytes(64 * 1024), randomBytes(64 * 1024), randomBytes(100)]
     const put = async ({ headers, body }: { headers: Record<string, string>, body: Buffer }) => {
-      const answer = await fetch(url, { method: 'PUT', headers, body })
+      const answer = await fetch(url, { method: 'PUT', headers, body: new Uint8Array(body) })
       return { status: answer.status, text: await answer.text() }
     }
 
