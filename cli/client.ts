@@ -125,6 +125,9 @@ function fileBody (local: string, size: number, onBytes: (n: number) => void): R
 /** An ETag as the server sends it: quoted. `ls --long` shows them quoted, but a pasted one may not be. */
 const quotedEtag = (etag: string) => /^(W\/)?".*"$/.test(etag) ? etag : `"${etag}"`
 
+/** `text` as one word of a POSIX shell line (credential_process is split so). */
+const shellWord = (text: string) => /^[\w/.:=@%+,-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`
+
 /** --no-clobber and --if-match as the headers of a write, a copy or a move. */
 function conditionHeaders ({ 'if-match': ifMatch, 'no-clobber': noClobber }: { 'if-match'?: string, 'no-clobber'?: boolean }): Record<string, string> {
   if (ifMatch !== undefined && noClobber) throw new UsageError('--if-match and --no-clobber exclude each other')
@@ -337,7 +340,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' },
       long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' },
       delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }, to: { type: 'string' },
-      cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }, watch: { type: 'boolean' }
+      cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }, watch: { type: 'boolean' }, endpoint: { type: 'string' }, region: { type: 'string' }
     }
   })
   const json = values.json === true
@@ -628,6 +631,48 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         return print(io, json, { revoked: id }, '')
       }
       throw new UsageError('usage: stowage keys create [--name N] [--expires DATE] | keys ls | keys revoke ID')
+    }
+    case 's3-credentials': {
+      if (first === 'create') {
+        const created = await api('POST', '/api/s3-credentials', values.name === undefined ? {} : { name: values.name })
+        return print(io, json, created, `access key id      ${created.accessKeyId}\nsecret access key  ${created.secretAccessKey}\nthis is the only time the secret is shown\n`)
+      }
+      if (first === 'ls') {
+        const { credentials } = await api('GET', '/api/s3-credentials')
+        return print(io, json, { credentials }, credentials.map((c: Record<string, string | null>) =>
+          `${c.accessKeyId}  ${c.name}  created ${c.createdAt}  last used ${c.lastUsedAt ?? 'never'}\n`).join(''))
+      }
+      if (first === 'revoke') {
+        const id = need(second, 's3-credentials revoke ACCESS_KEY_ID')
+        await api('DELETE', `/api/s3-credentials/${encodeURIComponent(id)}`)
+        return print(io, json, { revoked: id }, '')
+      }
+      throw new UsageError('usage: stowage s3-credentials create [--name N] | s3-credentials ls | s3-credentials revoke ACCESS_KEY_ID')
+    }
+    case 's3': {
+      if (first === 'credentials') {
+        // The credential_process format: the AWS CLI and SDKs, and rclone through them, run this for each session.
+        const session = await api('POST', '/api/s3-credentials/session')
+        io.stdout.write(JSON.stringify({ Version: 1, AccessKeyId: session.accessKeyId, SecretAccessKey: session.secretAccessKey, SessionToken: session.sessionToken, Expiration: session.expiration }) + '\n')
+        return
+      }
+      if (first === 'profile') {
+        const usage = 's3 profile --endpoint URL [--name N] [--region R]'
+        const endpoint = need(values.endpoint, usage)
+        if (!/^https?:\/\/[^/]+\/?$/.test(endpoint)) throw new UsageError('--endpoint must be the S3 endpoint\'s URL, such as https://s3.example.com or http://127.0.0.1:9000')
+        const name = values.name ?? 'stowage'
+        // The endpoint's S3_API_REGION, which the service does not say: us-east-1 unless told.
+        const region = values.region ?? 'us-east-1'
+        // This very command, as it was run (a Node with its flags and this script): the AWS tools run it.
+        const command = [process.execPath, ...process.execArgv, process.argv[1] ?? 'stowage', 's3', 'credentials'].map(shellWord).join(' ')
+        return print(io, json, { name, endpoint, region, credentialProcess: command }, [
+          `# ~/.aws/config: aws --profile ${name} s3 ls; AWS_PROFILE=${name} for the SDKs`,
+          `[profile ${name}]`, `credential_process = ${command}`, `endpoint_url = ${endpoint.replace(/\/$/, '')}`, `region = ${region}`, '',
+          `# ~/.config/rclone/rclone.conf: rclone lsd ${name}: (it reads the profile above)`,
+          `[${name}]`, 'type = s3', 'provider = Other', 'env_auth = true', `profile = ${name}`, `endpoint = ${endpoint.replace(/\/$/, '')}`, `region = ${region}`, ''
+        ].join('\n'))
+      }
+      throw new UsageError('usage: stowage s3 credentials | s3 profile --endpoint URL [--name N] [--region R]')
     }
   }
   throw new UsageError(`unknown command "${command}"; run "stowage help"`)

@@ -61,6 +61,11 @@ Usage:
                                               prints a link that needs no credentials until it
                                               expires: to download PATH, or with --upload to write it
   stowage keys create [--name N] [--expires DATE] | keys ls | keys revoke ID
+  stowage s3-credentials create [--name N] | s3-credentials ls | s3-credentials revoke ACCESS_KEY_ID
+                                              access keys for the S3 endpoint (the secret is shown once)
+  stowage s3 credentials                      temporary S3 credentials, in credential_process's format
+  stowage s3 profile --endpoint URL [--name N] [--region R]
+                                              an AWS config profile and an rclone remote that use them
   stowage whoami                              who you are, and how you signed in
   stowage logout                              revokes the sign-in and forgets the settings
   stowage aws-credentials                     temporary AWS credentials for your own prefix, in the

@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { CLI_COMMAND } from './helpers/cli.js'
 import { startS3Server } from './helpers/s3.js'
 import { startService } from './helpers/service.js'
 import { waitFor } from './helpers/wait.js'
@@ -188,3 +189,28 @@ print(len(v2), len(set(v2)), v2 == sorted(v2), len(v1), v1 == v2)
     t.equal(sha256(await readFile(back)), sha256(files['large.bin']))
   })
 }
+
+t.test('the stowage CLI: s3-credentials create, ls and revoke; s3 profile, whose credential_process the AWS CLI runs for temporary credentials', async (t) => {
+  const { service, endpoint, env, home } = await setup(t, 'fs')
+  const stowage = (...args: string[]) => run(CLI_COMMAND[0], [...CLI_COMMAND.slice(1), ...args], env)
+  t.equal((await stowage('login', '--url', service.url, '--api-key', service.key)).status, 0)
+  const created = await stowage('s3-credentials', 'create', '--name', 'backup', '--json')
+  t.equal(created.status, 0, created.stderr)
+  const { accessKeyId } = JSON.parse(created.stdout) as { accessKeyId: string }
+  t.match((await stowage('s3-credentials', 'ls')).stdout, new RegExp(`${accessKeyId}  backup  created `))
+  t.equal((await stowage('s3-credentials', 'revoke', accessKeyId)).status, 0)
+  t.notMatch((await stowage('s3-credentials', 'ls')).stdout, new RegExp(accessKeyId))
+
+  const process = JSON.parse((await stowage('s3', 'credentials')).stdout) as Record<string, unknown>
+  t.match(process, { Version: 1, AccessKeyId: /^SSIA/, SecretAccessKey: /\S/, SessionToken: /\S/, Expiration: /Z$/ })
+  const profile = await stowage('s3', 'profile', '--endpoint', endpoint, '--name', 'mine')
+  t.equal(profile.status, 0, profile.stderr)
+  t.match(profile.stdout, /\[profile mine\]\ncredential_process = .+ s3 credentials\nendpoint_url = http:\/\/127\.0\.0\.1:\d+\nregion = us-east-1\n/)
+  t.match(profile.stdout, /\[mine\]\ntype = s3\nprovider = Other\nenv_auth = true\nprofile = mine\n/)
+  await writeFile(join(home, 'aws-config'), profile.stdout.split('\n\n')[0].split('\n').filter((line) => !line.startsWith('#')).join('\n') + '\n')
+  const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _secret, ...withoutKeys } = env
+  // Debian's AWS CLI (2.9) predates endpoint_url in a profile (2.13): it is given on the line.
+  const aws = await run('/usr/bin/aws', ['--profile', 'mine', '--endpoint-url', endpoint, 's3', 'mb', 's3://from-profile'], withoutKeys)
+  t.equal(aws.status, 0, aws.stderr)
+  t.match((await run('/usr/bin/aws', ['--profile', 'mine', '--endpoint-url', endpoint, 's3', 'ls'], withoutKeys)).stdout, /from-profile/, 'signed with the temporary credentials the CLI printed')
+})
