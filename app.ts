@@ -111,7 +111,8 @@ export async function buildApp (config: Config, { logStream, tracing }: BuildOpt
       versioning: config.VERSION_RETENTION_DAYS > 0,
       failures: services.stowageLimitFailures.address,
       logger: app.log,
-      idleTimeoutMs: config.HTTP_IDLE_TIMEOUT_MS
+      idleTimeoutMs: config.HTTP_IDLE_TIMEOUT_MS,
+      metrics
     })
   if (s3Endpoint) app.addHook('onClose', async () => { await s3Endpoint.close() })
   return Object.assign(services, { s3Endpoint })

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Owner } from '../db/usage.js'
+import type { Metrics } from '../metrics/metrics.js'
+import { metricsPlugin } from '../plugins/metrics.js'
 import {
   BadRequestError, ConflictError, InsufficientStorageError, isRetriedSoon, NotFoundError, PayloadTooLargeError, PreconditionFailedError, RangeNotSatisfiableError
 } from '../errors.js'
@@ -29,12 +31,16 @@ export interface S3EndpointOptions {
   failures: { wait (address: string): Promise<number>, fail (address: string): Promise<void> }
   logger: FastifyBaseLogger
   idleTimeoutMs: number
+  /** The service's metrics: the endpoint's requests are counted as the API's are (routes `/` and `/*`). */
+  metrics?: Metrics
 }
 
 /** The bucket and key a request names: `bucket.domain/key` (virtual-hosted) or `/bucket/key` (path style). */
 function addressed (request: FastifyRequest, domain: string | undefined): { bucket?: string, key?: string } {
   const path = request.url.split('?', 1)[0]
-  const host = String(request.headers.host ?? '').toLowerCase()
+  const given = String(request.headers.host ?? '').toLowerCase()
+  // The port is part of the name only when the domain names one.
+  const host = domain?.includes(':') ? given : given.replace(/:\d+$/, '')
   let decoded: string
   try {
     decoded = decodeURIComponent(path)
@@ -69,7 +75,7 @@ function s3ErrorOf (error: unknown, key?: string): S3Error {
  * root, keys the paths below. A thin front end: every operation is the file API's, so isolation,
  * quotas, the trash, versions and the journal hold as they do on /api.
  */
-export async function buildS3Endpoint ({ files, multipart, credentials, region, domain, versioning, failures, logger, idleTimeoutMs }: S3EndpointOptions) {
+export async function buildS3Endpoint ({ files, multipart, credentials, region, domain, versioning, failures, logger, idleTimeoutMs, metrics }: S3EndpointOptions) {
   const app = Fastify({
     loggerInstance: logger.child({ endpoint: 's3' }),
     genReqId: () => randomBytes(8).toString('hex').toUpperCase(),
@@ -78,6 +84,7 @@ export async function buildS3Endpoint ({ files, multipart, credentials, region, 
     // Keys are case-sensitive and may end in "/": the path is read as it came.
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true }
   })
+  if (metrics) await app.register(metricsPlugin, { metrics })
   // The body is the object, or a small XML document: read by the operation, never parsed before.
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', (_request, _payload, done) => done(null))

@@ -321,3 +321,33 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal(await current(), 'the first', 'every refused body left the object as it was')
   })
 }
+
+t.test('virtual-hosted style with S3_API_DOMAIN; metrics; failed signatures count against the address\'s failure limit', async (t) => {
+  const { app, close } = await buildTestApp({ idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY, S3_API_DOMAIN: 's3.localhost', AUTH_FAILURES_PER_ADDRESS: '3', METRICS_PORT: '0' } })
+  t.teardown(close)
+  const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+  const port = new URL(endpoint).port
+  const credentials = (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: 'hosted' })) })).json() as Credentials
+  // bucket.s3.localhost, reached at 127.0.0.1 with its Host header, as a wildcard DNS name would be.
+  const hosted = new S3Client({
+    endpoint: `http://s3.localhost:${port}`, region: 'us-east-1', credentials, maxAttempts: 1,
+    requestHandler: { requestTimeout: 10_000, httpAgent: undefined }
+  })
+  hosted.middlewareStack.add((next) => async (args) => {
+    const request = args.request as { hostname: string, headers: Record<string, string> }
+    request.headers.host = `${request.hostname}:${port}`
+    request.hostname = '127.0.0.1'
+    return await next(args)
+  }, { step: 'finalizeRequest', priority: 'low' })
+  t.teardown(() => hosted.destroy())
+  await hosted.send(new PutObjectCommand({ Bucket: 'hosted-bucket', Key: 'a.txt', Body: 'virtual' }))
+  const path = clientOf(endpoint, credentials)
+  t.teardown(() => path.destroy())
+  t.equal(await text((await path.send(new GetObjectCommand({ Bucket: 'hosted-bucket', Key: 'a.txt' }))).Body), 'virtual', 'the same object, path style')
+  t.match(await app.stowageMetrics!.registry.metrics(), /stowage_http_requests_total\{route="\/\*",method="PUT",status="200"\} 1/, 'the endpoint\'s requests are counted')
+
+  const wrong = clientOf(endpoint, { ...credentials, secretAccessKey: 'wrong' + credentials.secretAccessKey.slice(5) })
+  t.teardown(() => wrong.destroy())
+  for (let attempt = 0; attempt < 3; attempt++) t.match(await refusal(wrong.send(new ListBucketsCommand({}))), { code: 'SignatureDoesNotMatch' })
+  t.match(await refusal(path.send(new ListBucketsCommand({}))), { code: 'SlowDown', status: 503 }, 'the address waits, whatever it signs with')
+})
