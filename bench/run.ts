@@ -1,4 +1,5 @@
 // npm run bench: the ratios of DESIGN.md §9, each pair measured in this one run on this machine.
+import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import autocannon from 'autocannon'
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -17,6 +18,7 @@ import { measureAttack, measureColdBurst } from './attack.js'
 import { measureFsListing, measureOneLevelPages } from './fs-listing.js'
 import { copyAndMove, keepingAVersion, zipAgainstRaw } from './file-operations.js'
 import { startCountingReceiver, waitingPolls, wakeAcross } from './changes.js'
+import { multipartGrowth, presignedAgainstRaw } from './s3.js'
 import { measureKeyVerification } from './key-verification.js'
 import { atLeast, atMost, createBudgets } from './budgets.js'
 import { compareThroughput, transferGrowth, tusAgainstRaw, type StreamingTarget } from './streaming.js'
@@ -324,6 +326,27 @@ async function main () {
         waiter.child.kill('SIGTERM')
       }
     }
+    /** The S3 endpoint against the raw routes, on each driver, and a 1 GiB multipart upload's memory. */
+    async function measureS3 () {
+      console.log('\nThe S3 endpoint (presigned URLs, node:http loops of 10 connections)')
+      for (const driver of ['fs', 's3']) {
+        const s3Port = nextPort++
+        const service = await freshService(driver, { S3_API_PORT: String(s3Port), S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') })
+        try {
+          const target = { ...service, s3Port }
+          const { rawGet, s3Get, rawPut, s3Put } = await presignedAgainstRaw(target)
+          console.log(`${driver}: GET 1 MiB raw ${rawGet.toFixed(0)} req/s, S3 presigned ${s3Get.toFixed(0)} req/s; PUT 64 KiB raw ${rawPut.toFixed(0)} req/s, S3 presigned ${s3Put.toFixed(0)} req/s`)
+          check(`${driver}: S3 presigned GET 1 MiB / raw GET`, s3Get / rawGet, atLeast(0.9))
+          check(`${driver}: S3 presigned PUT 64 KiB / raw PUT`, s3Put / rawPut, atLeast(0.9))
+          if (driver === 'fs') {
+            const growth = await multipartGrowth(target, 1024)
+            check('fs: 1 GiB multipart upload (lib-storage), server RSS growth (MiB)', growth / 1048576, atMost(128))
+          }
+        } finally {
+          service.child.kill('SIGTERM')
+        }
+      }
+    }
     /** Raw PUTs on a service whose user has a webhook (its receiver here, on loopback) against one without. */
     async function measureWebhookWrites () {
       const receiver = await startCountingReceiver()
@@ -476,6 +499,7 @@ async function main () {
     if (process.env.BENCH_ONLY === 'limits') return await measureLimits()
     if (process.env.BENCH_ONLY === 'writes') return await measureWrites()
     if (process.env.BENCH_ONLY === 'changes') return await measureChanges()
+    if (process.env.BENCH_ONLY === 's3') return await measureS3()
     if (process.env.BENCH_ONLY === 'json') {
       await measureJsonPut()
       return await measureJsonGet()
@@ -579,6 +603,7 @@ async function main () {
     await measureLimits()
     await measureWrites()
     await measureChanges()
+    await measureS3()
     await measureConsole()
 
     console.log()

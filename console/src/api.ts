@@ -11,6 +11,7 @@ import type { Tokens } from './tokens.js'
 type Schemas = components['schemas']
 export type TrashItem = Schemas['StowageTrashItem']
 export type KeySummary = Schemas['StowageKeySummary']
+export type S3CredentialSummary = Schemas['StowageS3CredentialList']['credentials'][number]
 export type Listing = Schemas['StowageFileList']
 export type Version = Schemas['StowageVersion']
 
@@ -94,6 +95,9 @@ export function createApi (tokens: Tokens) {
     keys: () => dataOf(client.GET('/api/keys')),
     createKey: (name: string) => dataOf(client.POST('/api/keys', { body: { name } })),
     revokeKey: (id: string) => dataOf(client.DELETE('/api/keys/{id}', { params: { path: { id } } })),
+    s3Credentials: () => dataOf(client.GET('/api/s3-credentials')),
+    createS3Credential: (name: string) => dataOf(client.POST('/api/s3-credentials', { body: name ? { name } : {} })),
+    revokeS3Credential: (accessKeyId: string) => dataOf(client.DELETE('/api/s3-credentials/{accessKeyId}', { params: { path: { accessKeyId } } })),
     /** A signed link: a URL that downloads the file, or takes one upload of it, with no token. */
     link: (path: string, method: 'download' | 'upload', expiresIn: number) => dataOf(client.POST('/api/links', { body: { path, method, expiresIn } })),
     /** Forgets the identity provider's refresh token there too. */
