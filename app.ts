@@ -4,6 +4,7 @@ import type { Algorithm } from 'fast-jwt'
 import { trustProxy, type Config } from './config.js'
 import type { StowageDecorators } from './plugins/decorators.js'
 import { buildS3Endpoint } from './s3/endpoint.js'
+import { createS3MetadataRepository } from './db/s3-metadata.js'
 import { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.js'
 import { requestDeadlinePlugin } from './plugins/request-deadline.js'
 import { requestIdGenerator } from './plugins/request-id.js'
@@ -104,6 +105,7 @@ export async function buildApp (config: Config, { logStream, tracing }: BuildOpt
     ? undefined
     : await buildS3Endpoint({
       files: services.stowageFiles,
+      metadata: createS3MetadataRepository(services.stowageDb),
       multipart: services.stowageMultipart,
       credentials: services.stowageS3Credentials,
       region: config.S3_API_REGION,

@@ -290,6 +290,7 @@ migrations['2026-11-29-s3-multipart'] = {
       .addColumn('path', 'text', (col) => col.notNull())
       .addColumn('content_type', 'varchar(255)', (col) => col.notNull())
       .addColumn('created_at', 'varchar(32)', (col) => col.notNull())
+      .addColumn('metadata', 'text')
       .execute()
     await db.schema.createIndex('s3_multipart_uploads_user_path').on('s3_multipart_uploads').columns(['user_id', 'path']).execute()
     await db.schema.createIndex('s3_multipart_uploads_created').on('s3_multipart_uploads').column('created_at').execute()
@@ -307,6 +308,24 @@ migrations['2026-11-29-s3-multipart'] = {
   async down (db: Kysely<any>) {
     await db.schema.dropTable('s3_multipart_parts').execute()
     await db.schema.dropTable('s3_multipart_uploads').execute()
+  }
+}
+
+migrations['2026-11-30-s3-metadata'] = {
+  async up (db: Kysely<any>) {
+    // x-amz-meta-* of an object written through the S3 endpoint, for the content it was written
+    // with (`etag`): once the file is replaced by any route, the row no longer applies.
+    await db.schema
+      .createTable('s3_metadata')
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('path', 'text', (col) => col.notNull())
+      .addColumn('etag', 'varchar(200)', (col) => col.notNull())
+      .addColumn('metadata', 'text', (col) => col.notNull())
+      .addPrimaryKeyConstraint('s3_metadata_pk', ['user_id', 'path'])
+      .execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('s3_metadata').execute()
   }
 }
 

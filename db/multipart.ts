@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely'
-import type { Database, S3MultipartPartsTable } from './types.js'
+import type { Database, S3MultipartPartsTable, S3MultipartUploadsTable } from './types.js'
 
 export interface MultipartUpload {
   id: string
@@ -9,6 +9,8 @@ export interface MultipartUpload {
   path: string
   contentType: string
   createdAt: Date
+  /** What the front end that began it keeps with it (S3's x-amz-meta-*, as JSON). */
+  metadata?: string
 }
 
 export interface Part {
@@ -23,12 +25,15 @@ const partOf = (row: Selectable<S3MultipartPartsTable>): Part =>
   ({ partNumber: row.part_number, size: Number(row.size), etag: row.etag, objectKey: row.object_key, uploadedAt: new Date(row.uploaded_at) })
 
 export function createMultipartRepository (db: Kysely<Database>) {
-  const uploadOf = (row: { id: string, user_id: string, org_id: string | null, path: string, content_type: string, created_at: string }): MultipartUpload =>
-    ({ id: row.id, userId: row.user_id, orgId: row.org_id, path: row.path, contentType: row.content_type, createdAt: new Date(row.created_at) })
+  const uploadOf = (row: Selectable<S3MultipartUploadsTable>): MultipartUpload => ({
+    id: row.id, userId: row.user_id, orgId: row.org_id, path: row.path, contentType: row.content_type, createdAt: new Date(row.created_at),
+    ...row.metadata === null ? {} : { metadata: row.metadata }
+  })
   return {
     async add (upload: MultipartUpload): Promise<void> {
       await db.insertInto('s3_multipart_uploads').values({
-        id: upload.id, user_id: upload.userId, org_id: upload.orgId, path: upload.path, content_type: upload.contentType, created_at: upload.createdAt.toISOString()
+        id: upload.id, user_id: upload.userId, org_id: upload.orgId, path: upload.path, content_type: upload.contentType, created_at: upload.createdAt.toISOString(),
+        metadata: upload.metadata ?? null
       }).execute()
     },
 

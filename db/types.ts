@@ -128,6 +128,14 @@ export interface S3CredentialsTable {
   last_used_at: Timestamp | null
 }
 
+export interface S3MetadataTable {
+  user_id: string
+  path: string
+  etag: string
+  /** JSON: the x-amz-meta-* names (without the prefix) and values. */
+  metadata: string
+}
+
 export interface S3MultipartUploadsTable {
   id: string
   user_id: string
@@ -135,6 +143,7 @@ export interface S3MultipartUploadsTable {
   path: string
   content_type: string
   created_at: Timestamp
+  metadata: string | null
 }
 
 export interface S3MultipartPartsTable {
@@ -186,6 +195,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   s3_credentials: S3CredentialsTable
   s3_multipart_uploads: S3MultipartUploadsTable
+  s3_metadata: S3MetadataTable
   s3_multipart_parts: S3MultipartPartsTable
   storage_usage: UsageTable
   quota_reservations: QuotaReservationsTable

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Owner } from '../db/usage.js'
+import type { S3MetadataRepository } from '../db/s3-metadata.js'
+import { metadataOf } from './metadata.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { metricsPlugin } from '../plugins/metrics.js'
 import {
@@ -19,6 +21,8 @@ import { errorDocument, xmlDocument, type XmlNode } from './xml.js'
 
 export interface S3EndpointOptions {
   files: FileService
+  /** x-amz-meta-* of the objects written here. */
+  metadata: S3MetadataRepository
   multipart: Multipart
   credentials: S3Credentials
   /** The region clients sign for (S3_API_REGION). */
@@ -75,7 +79,7 @@ function s3ErrorOf (error: unknown, key?: string): S3Error {
  * root, keys the paths below. A thin front end: every operation is the file API's, so isolation,
  * quotas, the trash, versions and the journal hold as they do on /api.
  */
-export async function buildS3Endpoint ({ files, multipart, credentials, region, domain, versioning, failures, logger, idleTimeoutMs, metrics }: S3EndpointOptions) {
+export async function buildS3Endpoint ({ files, metadata, multipart, credentials, region, domain, versioning, failures, logger, idleTimeoutMs, metrics }: S3EndpointOptions) {
   const app = Fastify({
     loggerInstance: logger.child({ endpoint: 's3' }),
     genReqId: () => randomBytes(8).toString('hex').toUpperCase(),
@@ -190,7 +194,7 @@ export async function buildS3Endpoint ({ files, multipart, credentials, region, 
     if (query.has('uploadId')) {
       if (method === 'PUT' && request.headers['x-amz-copy-source'] !== undefined) return sendXml(reply, 'CopyPartResult', await uploadPartCopy(multipart, files, owner, query, request))
       if (method === 'PUT') return reply.header('etag', await uploadPart(multipart, owner, query, uploadOf(request, signed, signingKey))).send()
-      if (method === 'POST') return sendXml(reply, 'CompleteMultipartUploadResult', await completeUpload(multipart, owner, bucket, key, query, request, await xmlBody(request)))
+      if (method === 'POST') return sendXml(reply, 'CompleteMultipartUploadResult', await completeUpload(multipart, metadata, owner, bucket, key, query, request, await xmlBody(request)))
       if (method === 'DELETE') {
         await multipart.abort(userId, query.get('uploadId')!)
         return reply.code(204).send()
@@ -199,7 +203,7 @@ export async function buildS3Endpoint ({ files, multipart, credentials, region, 
     }
     if (method === 'POST' && query.has('uploads')) {
       const contentType = typeof request.headers['content-type'] === 'string' ? request.headers['content-type'] : DEFAULT_CONTENT_TYPE
-      return sendXml(reply, 'InitiateMultipartUploadResult', await createUpload(multipart, owner, bucket, key, contentType))
+      return sendXml(reply, 'InitiateMultipartUploadResult', await createUpload(multipart, owner, bucket, key, contentType, metadataOf(request.headers)))
     }
     if (['uploads', 'uploadId', 'partNumber', 'tagging', 'acl', 'retention', 'legal-hold', 'attributes', 'torrent', 'restore', 'select'].some((name) => query.has(name))) {
       throw notImplemented(`${method} with ${[...query.keys()].filter((name) => !name.startsWith('X-Amz-')).join(', ')}`)
@@ -212,14 +216,14 @@ export async function buildS3Endpoint ({ files, multipart, credentials, region, 
         return reply.header('x-amz-version-id', versionId).code(204).send()
       }
     }
-    if (method === 'GET') return getObject(files, userId, bucket, key, request, reply, query)
-    if (method === 'HEAD') return headObject(files, userId, bucket, key, request, reply)
+    if (method === 'GET') return getObject(files, metadata, userId, bucket, key, request, reply, query)
+    if (method === 'HEAD') return headObject(files, metadata, userId, bucket, key, request, reply)
     if (method === 'DELETE') return deleteObject(files, userId, bucket, key, request, reply)
     if (method === 'PUT') {
       // A PUT into a bucket that is not there makes it, as a file makes its folder: looking first
       // would cost a listing per write.
-      if (request.headers['x-amz-copy-source'] !== undefined) return sendXml(reply, 'CopyObjectResult', await copyObject(files, owner, bucket, key, request))
-      return putObject(files, owner, bucket, key, request, reply, uploadOf(request, signed, signingKey))
+      if (request.headers['x-amz-copy-source'] !== undefined) return sendXml(reply, 'CopyObjectResult', await copyObject(files, metadata, owner, bucket, key, request))
+      return putObject(files, metadata, owner, bucket, key, request, reply, uploadOf(request, signed, signingKey))
     }
     throw new S3Error('MethodNotAllowed', 405, 'The specified method is not allowed against this resource.')
   }

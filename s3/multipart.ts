@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { Owner } from '../db/usage.js'
+import type { Metadata, S3MetadataRepository } from '../db/s3-metadata.js'
 import { NotFoundError } from '../errors.js'
 import { parseRange, writePreconditions } from '../storage/conditional.js'
 import type { FileService } from '../storage/files.js'
@@ -27,8 +28,8 @@ function partNumberOf (value: string | null): number {
 
 const uploadKeyOf = (bucket: string, path: string) => path.slice(bucket.length + 1)
 
-export async function createUpload (multipart: Multipart, owner: Owner, bucket: string, key: string, contentType: string): Promise<XmlNode> {
-  const upload = await multipart.create(owner, pathOf(bucket, key), contentType)
+export async function createUpload (multipart: Multipart, owner: Owner, bucket: string, key: string, contentType: string, metadata: Metadata): Promise<XmlNode> {
+  const upload = await multipart.create(owner, pathOf(bucket, key), contentType, JSON.stringify(metadata))
   return { Bucket: bucket, Key: key, UploadId: upload.id }
 }
 
@@ -56,12 +57,13 @@ export async function uploadPartCopy (multipart: Multipart, files: FileService, 
   return { ETag: etag, LastModified: new Date().toISOString() }
 }
 
-export async function completeUpload (multipart: Multipart, owner: Owner, bucket: string, key: string, query: URLSearchParams, request: FastifyRequest, xml: string): Promise<XmlNode> {
+export async function completeUpload (multipart: Multipart, metadata: S3MetadataRepository, owner: Owner, bucket: string, key: string, query: URLSearchParams, request: FastifyRequest, xml: string): Promise<XmlNode> {
   const chosen = childrenNamed(xml, 'Part').map((part) => ({ partNumber: partNumberOf(textOf(part, 'PartNumber') ?? null), etag: textOf(part, 'ETag') ?? '' }))
   if (chosen.length === 0) throw new S3Error('MalformedXML', 400, 'The XML you provided was not well-formed or did not validate against our published schema.')
   const id = query.get('uploadId')!
   if ((await multipart.find(owner.userId, id)).path !== pathOf(bucket, key)) throw new S3Error('NoSuchUpload', 404, 'The specified upload does not exist.')
   const done = await multipart.complete(owner, id, chosen, writePreconditions(request.headers))
+  await metadata.set(owner.userId, done.upload.path, done.etag, JSON.parse(done.upload.metadata ?? '{}') as Metadata)
   return { Location: `/${bucket}/${key}`, Bucket: bucket, Key: key, ETag: done.etag }
 }
 

@@ -6,6 +6,8 @@ import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
 import type { ObjectMeta } from '../storage/object-store.js'
 import { invalidArgument, noSuchKey, S3Error } from './errors.js'
 import { objectBytes } from './payload.js'
+import { metadataOf, sendMetadata } from './metadata.js'
+import type { S3MetadataRepository } from '../db/s3-metadata.js'
 import type { SignedRequest } from './sigv4.js'
 import { childrenNamed, isPlainXml, textOf, type XmlNode } from './xml.js'
 
@@ -58,10 +60,11 @@ async function withKey<T> (key: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function headObject (files: FileService, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply) {
+export async function headObject (files: FileService, metadata: S3MetadataRepository, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply) {
   const file = await withKey(key, () => files.head(userId, pathOf(bucket, key)))
   checkReadPreconditions(request, file)
   sendObjectHeaders(reply, file)
+  sendMetadata(reply, await metadata.get(userId, pathOf(bucket, key), file.etag))
   const { ifNoneMatch, ifModifiedSince } = readConditions(request.headers)
   if ((ifNoneMatch && (ifNoneMatch.includes('*') || ifNoneMatch.includes(file.etag))) ||
     (!ifNoneMatch && ifModifiedSince && Math.floor(file.lastModified.getTime() / 1000) <= Math.floor(ifModifiedSince.getTime() / 1000))) {
@@ -70,12 +73,15 @@ export async function headObject (files: FileService, userId: string, bucket: st
   return reply.header('content-length', file.size).send()
 }
 
-export async function getObject (files: FileService, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams) {
+export async function getObject (files: FileService, metadata: S3MetadataRepository, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams) {
   const path = pathOf(bucket, key)
   const head = await withKey(key, () => files.head(userId, path))
   checkReadPreconditions(request, head)
+  const kept = await metadata.get(userId, path, head.etag)
   const read = await withKey(key, () => files.read(userId, path, { range: parseRange(request.headers.range), ...readConditions(request.headers) }))
   sendObjectHeaders(reply, read.file)
+  // Read with the file it was kept for (not one that replaced it meanwhile).
+  if (read.file.etag === head.etag) sendMetadata(reply, kept)
   sendOverrides(reply, query)
   if (read.notModified) return reply.code(304).send()
   if (read.file.range) {
@@ -109,10 +115,12 @@ async function * carried (bytes: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
   }
 }
 
-export async function putObject (files: FileService, owner: Owner, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply, upload: ReturnType<typeof uploadOf>) {
+export async function putObject (files: FileService, metadata: S3MetadataRepository, owner: Owner, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply, upload: ReturnType<typeof uploadOf>) {
+  const given = metadataOf(request.headers)
   const written = await files.write(owner, pathOf(bucket, key), upload.body, {
     contentType: upload.contentType, length: upload.length, preconditions: writePreconditions(request.headers)
   })
+  await metadata.set(owner.userId, pathOf(bucket, key), written.etag, given)
   return reply.header('etag', written.etag).send()
 }
 
@@ -166,7 +174,7 @@ export async function deleteObjects (files: FileService, userId: string, bucket:
 }
 
 /** CopyObject: done by the file API's copy, inside the store; the source is `/bucket/key` of the same user. */
-export async function copyObject (files: FileService, owner: Owner, bucket: string, key: string, request: FastifyRequest): Promise<XmlNode> {
+export async function copyObject (files: FileService, metadata: S3MetadataRepository, owner: Owner, bucket: string, key: string, request: FastifyRequest): Promise<XmlNode> {
   const source = String(request.headers['x-amz-copy-source'])
   const [sourcePath, sourceQuery] = source.replace(/^\//, '').split('?', 2)
   if (sourceQuery && /(^|&)versionId=/.test(sourceQuery)) throw new S3Error('NotImplemented', 501, 'Copying a version (x-amz-copy-source with versionId) is not implemented yet')
@@ -190,14 +198,16 @@ export async function copyObject (files: FileService, owner: Owner, bucket: stri
   if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').map((tag) => tag.trim()).some((tag) => tag === '*' || tag === sourceFile.etag)) {
     throw new S3Error('PreconditionFailed', 412, 'At least one of the pre-conditions you specified did not hold', { Condition: 'x-amz-copy-source-If-None-Match' })
   }
+  const kept = directive === 'REPLACE' ? metadataOf(request.headers) : await metadata.get(owner.userId, pathOf(fromBucket, fromKey), sourceFile.etag)
   if (fromBucket === bucket && fromKey === key) {
-    // Onto itself to change its metadata (rclone sets a file's time so): metadata is not kept yet,
-    // so there is nothing to change.
+    // Onto itself: only to change its metadata (rclone sets a file's time so), the content stays.
     if (directive !== 'REPLACE') throw new S3Error('InvalidRequest', 400, 'This copy request is illegal because it is trying to copy an object to itself without changing the object\'s metadata, storage class, website redirect location or encryption attributes.')
+    await metadata.set(owner.userId, pathOf(bucket, key), sourceFile.etag, kept)
     return { LastModified: sourceFile.lastModified.toISOString(), ETag: sourceFile.etag }
   }
   const copied = await withKey(fromKey, () => files.copy(owner, pathOf(fromBucket, fromKey), pathOf(bucket, key), {
     source: { ifMatch: [sourceFile.etag] }, destination: writePreconditions(request.headers)
   }))
+  await metadata.set(owner.userId, pathOf(bucket, key), copied.etag, kept)
   return { LastModified: new Date(copied.lastModified).toISOString(), ETag: copied.etag }
 }

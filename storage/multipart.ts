@@ -57,10 +57,10 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
   }
 
   return {
-    async create (owner: Owner, path: string, contentType: string): Promise<MultipartUpload> {
+    async create (owner: Owner, path: string, contentType: string, metadata?: string): Promise<MultipartUpload> {
       // The file API's rules, before any part is sent.
       await files.checkWritable(owner.userId, path, {})
-      const upload = { id: randomBytes(24).toString('base64url'), userId: owner.userId, orgId: owner.orgId ?? null, path, contentType, createdAt: new Date() }
+      const upload = { id: randomBytes(24).toString('base64url'), userId: owner.userId, orgId: owner.orgId ?? null, path, contentType, createdAt: new Date(), metadata }
       await repository.add(upload)
       return upload
     },

@@ -351,3 +351,29 @@ t.test('virtual-hosted style with S3_API_DOMAIN; metrics; failed signatures coun
   for (let attempt = 0; attempt < 3; attempt++) t.match(await refusal(wrong.send(new ListBucketsCommand({}))), { code: 'SignatureDoesNotMatch' })
   t.match(await refusal(path.send(new ListBucketsCommand({}))), { code: 'SlowDown', status: 503 }, 'the address waits, whatever it signs with')
 })
+
+t.test('x-amz-meta-* is kept with the content it came with: copied, replaced, carried by multipart, gone once the file is replaced elsewhere', async (t) => {
+  const { app, close } = await buildTestApp({ idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY } })
+  t.teardown(close)
+  const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+  const alice = bearer(idp.token({ sub: 'metadata' }))
+  const client = clientOf(endpoint, (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: alice })).json() as Credentials)
+  t.teardown(() => client.destroy())
+  const metadataOf = async (Key: string) => (await client.send(new HeadObjectCommand({ Bucket: 'meta', Key }))).Metadata
+
+  await client.send(new PutObjectCommand({ Bucket: 'meta', Key: 'a.txt', Body: 'a', Metadata: { mtime: '1700000000', owner: 'alice' } }))
+  t.same(await metadataOf('a.txt'), { mtime: '1700000000', owner: 'alice' })
+  t.same((await client.send(new GetObjectCommand({ Bucket: 'meta', Key: 'a.txt' }))).Metadata, { mtime: '1700000000', owner: 'alice' })
+  await client.send(new CopyObjectCommand({ Bucket: 'meta', Key: 'b.txt', CopySource: 'meta/a.txt' }))
+  t.same(await metadataOf('b.txt'), { mtime: '1700000000', owner: 'alice' }, 'copied with the object')
+  await client.send(new CopyObjectCommand({ Bucket: 'meta', Key: 'a.txt', CopySource: 'meta/a.txt', MetadataDirective: 'REPLACE', Metadata: { mtime: '1800000000' } }))
+  t.same(await metadataOf('a.txt'), { mtime: '1800000000' }, 'replaced by a copy onto itself (rclone sets a time so)')
+  t.equal((await app.inject({ method: 'PUT', url: '/api/raw/meta/a.txt', headers: alice, payload: 'other' })).statusCode, 200)
+  t.same(await metadataOf('a.txt'), {}, 'a file replaced through the API has none')
+  t.match(await refusal(client.send(new PutObjectCommand({ Bucket: 'meta', Key: 'c.txt', Body: 'c', Metadata: { big: 'x'.repeat(2100) } }))), { code: 'MetadataTooLarge', status: 400 })
+
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: 'meta', Key: 'parts.bin', Metadata: { source: 'multipart' } }))
+  const part = await client.send(new UploadPartCommand({ Bucket: 'meta', Key: 'parts.bin', UploadId, PartNumber: 1, Body: 'p' }))
+  await client.send(new CompleteMultipartUploadCommand({ Bucket: 'meta', Key: 'parts.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } }))
+  t.same(await metadataOf('parts.bin'), { source: 'multipart' })
+})
