@@ -52,10 +52,12 @@ export const consoleRoutes: FastifyPluginAsync<ConsoleRoutesOptions> = async (ap
     .header('content-security-policy', policy)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
-  // The page is told where it is mounted, and whether the service can sign people in through an identity provider.
+  // The page is told where it is mounted, whether the service can sign people in through an
+  // identity provider, and whether it makes S3 credentials.
   const signInWith = stowageOf(app).stowageIdentity.protectedResource?.clientId ? 'identity-provider api-key' : 'api-key'
+  const s3 = stowageOf(app).stowageS3Credentials ? 'on' : 'off'
   const page = folder && readFileSync(`${folder}index.html`, 'utf8')
-    .replace('<head>', `<head>\n    <base href="${mountedAt}">\n    <meta name="stowage-sign-in" content="${signInWith}">`)
+    .replace('<head>', `<head>\n    <base href="${mountedAt}">\n    <meta name="stowage-sign-in" content="${signInWith}">\n    <meta name="stowage-s3" content="${s3}">`)
   const hidden = { schema: { hide: true } }
 
   if (folder) {

@@ -4,7 +4,7 @@ import { currentRoute, following, hrefOf, type Route } from './route.js'
 import type { Session, SessionStore } from './session.js'
 import { Files } from './files.js'
 import { Keys } from './keys.js'
-import { S3Credentials } from './s3-credentials.js'
+import { offersS3, S3Credentials } from './s3-credentials.js'
 import { SignIn, SignInReturn } from './sign-in.js'
 import { Trash } from './trash.js'
 
@@ -67,7 +67,7 @@ export function App ({ sessions, api }: { sessions: SessionStore, api: Api }) {
         {!session && route.view !== 'callback' && <SignIn notice={ended} onSignedIn={signIn} />}
         {session && route.view === 'files' && <Files api={api} prefix={route.prefix} navigate={navigate} onUnauthorized={forget} />}
         {session && route.view === 'trash' && <Trash api={api} onUnauthorized={forget} />}
-        {session && route.view === 'keys' && <><Keys api={api} onUnauthorized={forget} /><S3Credentials api={api} onUnauthorized={forget} /></>}
+        {session && route.view === 'keys' && <><Keys api={api} onUnauthorized={forget} />{offersS3() && <S3Credentials api={api} onUnauthorized={forget} />}</>}
       </main>
     </>
   )

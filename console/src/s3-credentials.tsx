@@ -1,28 +1,19 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Api, S3CredentialSummary } from './api.js'
 import { CopyButton } from './dialogs.js'
-import { ApiError } from './requests.js'
 import { useAction } from './use-action.js'
 
-/**
- * S3 credentials, beside the API keys: a new one's secret is shown once; others are listed and
- * revoked. Not shown at all where the service has no S3 endpoint (503).
- */
+/** Whether the page's service makes S3 credentials (it says so in the page). */
+export const offersS3 = () => document.querySelector<HTMLMetaElement>('meta[name="stowage-s3"]')?.content === 'on'
+
+/** S3 credentials, beside the API keys: a new one's secret is shown once; others are listed and revoked. */
 export function S3Credentials ({ api, onUnauthorized }: { api: Api, onUnauthorized: () => void }) {
-  const [credentials, setCredentials] = useState<S3CredentialSummary[]>()
+  const [credentials, setCredentials] = useState<S3CredentialSummary[]>([])
   const [name, setName] = useState('')
   const [created, setCreated] = useState<{ accessKeyId: string, secretAccessKey: string }>()
   const { error, attempt } = useAction(onUnauthorized)
-  const load = () => attempt(async () => {
-    try {
-      setCredentials((await api.s3Credentials()).credentials)
-    } catch (failure) {
-      if (failure instanceof ApiError && failure.status === 503) return setCredentials(undefined)
-      throw failure
-    }
-  })
+  const load = () => attempt(async () => setCredentials((await api.s3Credentials()).credentials))
   useEffect(() => { void load() }, [])
-  if (!credentials) return null
 
   const create = (event: Event) => {
     event.preventDefault()
