@@ -114,7 +114,8 @@ export async function buildApp (config: Config, { logStream, tracing }: BuildOpt
       failures: services.stowageLimitFailures.address,
       logger: app.log,
       idleTimeoutMs: config.HTTP_IDLE_TIMEOUT_MS,
-      metrics
+      metrics,
+      tracing: tracing?.plugin
     })
   if (s3Endpoint) app.addHook('onClose', async () => { await s3Endpoint.close() })
   return Object.assign(services, { s3Endpoint })

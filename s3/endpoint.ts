@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyPluginCallback, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Owner } from '../db/usage.js'
 import type { S3MetadataRepository } from '../db/s3-metadata.js'
 import { metadataOf } from './metadata.js'
@@ -37,6 +37,8 @@ export interface S3EndpointOptions {
   idleTimeoutMs: number
   /** The service's metrics: the endpoint's requests are counted as the API's are (routes `/` and `/*`). */
   metrics?: Metrics
+  /** @fastify/otel's plugin, when traces are on: a span per request, its store and database calls below it. */
+  tracing?: FastifyPluginCallback
 }
 
 /** The bucket and key a request names: `bucket.domain/key` (virtual-hosted) or `/bucket/key` (path style). */
@@ -79,7 +81,7 @@ function s3ErrorOf (error: unknown, key?: string): S3Error {
  * root, keys the paths below. A thin front end: every operation is the file API's, so isolation,
  * quotas, the trash, versions and the journal hold as they do on /api.
  */
-export async function buildS3Endpoint ({ files, metadata, multipart, credentials, region, domain, versioning, failures, logger, idleTimeoutMs, metrics }: S3EndpointOptions) {
+export async function buildS3Endpoint ({ files, metadata, multipart, credentials, region, domain, versioning, failures, logger, idleTimeoutMs, metrics, tracing }: S3EndpointOptions) {
   const app = Fastify({
     loggerInstance: logger.child({ endpoint: 's3' }),
     genReqId: () => randomBytes(8).toString('hex').toUpperCase(),
@@ -88,6 +90,7 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
     // Keys are case-sensitive and may end in "/": the path is read as it came.
     routerOptions: { ignoreTrailingSlash: false, caseSensitive: true }
   })
+  if (tracing) await app.register(tracing)
   if (metrics) await app.register(metricsPlugin, { metrics })
   // The body is the object, or a small XML document: read by the operation, never parsed before.
   app.removeAllContentTypeParsers()

@@ -177,7 +177,7 @@ export async function deleteObjects (files: FileService, userId: string, bucket:
 export async function copyObject (files: FileService, metadata: S3MetadataRepository, owner: Owner, bucket: string, key: string, request: FastifyRequest): Promise<XmlNode> {
   const source = String(request.headers['x-amz-copy-source'])
   const [sourcePath, sourceQuery] = source.replace(/^\//, '').split('?', 2)
-  if (sourceQuery && /(^|&)versionId=/.test(sourceQuery)) throw new S3Error('NotImplemented', 501, 'Copying a version (x-amz-copy-source with versionId) is not implemented yet')
+  const versionId = new URLSearchParams(sourceQuery ?? '').get('versionId')
   let decoded: string
   try {
     decoded = decodeURIComponent(sourcePath)
@@ -187,6 +187,7 @@ export async function copyObject (files: FileService, metadata: S3MetadataReposi
   const slash = decoded.indexOf('/')
   if (slash < 1) throw invalidArgument('x-amz-copy-source must be bucket/key')
   const [fromBucket, fromKey] = [decoded.slice(0, slash), decoded.slice(slash + 1)]
+  if (versionId !== null && versionId !== 'null') return await copyVersion(files, metadata, owner, { bucket: fromBucket, key: fromKey, versionId }, { bucket, key }, request)
   const directive = request.headers['x-amz-metadata-directive']
   if (directive !== undefined && directive !== 'COPY' && directive !== 'REPLACE') throw invalidArgument('x-amz-metadata-directive must be COPY or REPLACE')
   const ifMatch = request.headers['x-amz-copy-source-if-match']
@@ -209,5 +210,18 @@ export async function copyObject (files: FileService, metadata: S3MetadataReposi
     source: { ifMatch: [sourceFile.etag] }, destination: writePreconditions(request.headers)
   }))
   await metadata.set(owner.userId, pathOf(bucket, key), copied.etag, kept)
+  return { LastModified: new Date(copied.lastModified).toISOString(), ETag: copied.etag }
+}
+
+/** CopyObject of a kept version: the version's restore to the destination (inside the store; what it replaces is kept as a version). */
+async function copyVersion (files: FileService, metadata: S3MetadataRepository, owner: Owner, source: { bucket: string, key: string, versionId: string }, to: { bucket: string, key: string }, request: FastifyRequest): Promise<XmlNode> {
+  const version = await files.versions?.find(owner.userId, source.versionId).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return undefined
+    throw error
+  })
+  if (!version || version.path !== pathOf(source.bucket, source.key)) throw new S3Error('NoSuchVersion', 404, 'The specified version does not exist.')
+  const { ifMatch } = writePreconditions(request.headers)
+  const copied = await files.versions!.restore(owner, source.versionId, { to: pathOf(to.bucket, to.key), ifMatch })
+  await metadata.set(owner.userId, pathOf(to.bucket, to.key), copied.etag, request.headers['x-amz-metadata-directive'] === 'REPLACE' ? metadataOf(request.headers) : {})
   return { LastModified: new Date(copied.lastModified).toISOString(), ETag: copied.etag }
 }

@@ -2,7 +2,7 @@ import t from 'tap'
 import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import {
-  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateBucketCommand, CreateMultipartUploadCommand, ListMultipartUploadsCommand, ListPartsCommand,
+  AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, ListObjectVersionsCommand, CreateBucketCommand, CreateMultipartUploadCommand, ListMultipartUploadsCommand, ListPartsCommand,
   UploadPartCommand, UploadPartCopyCommand, DeleteBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, GetBucketLocationCommand, GetBucketVersioningCommand,
   GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListBucketsCommand, ListObjectsCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException
 } from '@aws-sdk/client-s3'
@@ -376,4 +376,24 @@ t.test('x-amz-meta-* is kept with the content it came with: copied, replaced, ca
   const part = await client.send(new UploadPartCommand({ Bucket: 'meta', Key: 'parts.bin', UploadId, PartNumber: 1, Body: 'p' }))
   await client.send(new CompleteMultipartUploadCommand({ Bucket: 'meta', Key: 'parts.bin', UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] } }))
   t.same(await metadataOf('parts.bin'), { source: 'multipart' })
+})
+
+t.test('a version is read, copied and deleted by its versionId', async (t) => {
+  const { app, close } = await buildTestApp({ idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY } })
+  t.teardown(close)
+  const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+  const client = clientOf(endpoint, (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: 'versioned' })) })).json() as Credentials)
+  t.teardown(() => client.destroy())
+  await client.send(new PutObjectCommand({ Bucket: 'kept', Key: 'a.txt', Body: 'first' }))
+  await client.send(new PutObjectCommand({ Bucket: 'kept', Key: 'a.txt', Body: 'second' }))
+  const { Versions } = await client.send(new ListObjectVersionsCommand({ Bucket: 'kept' }))
+  t.match(Versions, [{ Key: 'a.txt', VersionId: 'null', IsLatest: true }, { Key: 'a.txt', IsLatest: false, Size: 5 }])
+  const id = Versions![1].VersionId!
+  t.equal(await text((await client.send(new GetObjectCommand({ Bucket: 'kept', Key: 'a.txt', VersionId: id }))).Body), 'first')
+  t.match(await refusal(client.send(new GetObjectCommand({ Bucket: 'kept', Key: 'other.txt', VersionId: id }))), { code: 'NoSuchVersion', status: 404 }, 'a version of another key')
+  await client.send(new CopyObjectCommand({ Bucket: 'kept', Key: 'restored.txt', CopySource: `kept/a.txt?versionId=${id}` }))
+  t.equal(await text((await client.send(new GetObjectCommand({ Bucket: 'kept', Key: 'restored.txt' }))).Body), 'first', 'copied from the version')
+  await client.send(new DeleteObjectCommand({ Bucket: 'kept', Key: 'a.txt', VersionId: id }))
+  t.match(await refusal(client.send(new HeadObjectCommand({ Bucket: 'kept', Key: 'a.txt', VersionId: id }))), { status: 404 }, 'gone for good')
+  t.equal(await text((await client.send(new GetObjectCommand({ Bucket: 'kept', Key: 'a.txt' }))).Body), 'second', 'the file itself stays')
 })

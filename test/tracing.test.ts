@@ -16,6 +16,8 @@ import { startS3Server } from './helpers/s3.js'
 import { startServerProcess } from './helpers/server.js'
 import { startService } from './helpers/service.js'
 import { startSts } from './helpers/sts.js'
+import { signed } from './helpers/s3-payloads.js'
+import { waitFor } from './helpers/wait.js'
 import { ConfigError } from '../config.js'
 import { tracingRequested } from '../tracing/sdk.js'
 import { stowage } from '../plugins/stowage.js'
@@ -99,6 +101,22 @@ t.test('an authenticated upload is one trace: the request span, and below it its
   const lines = server.logs.filter((line) => line.reqId === requestId)
   t.ok(lines.some((line) => line.msg === 'request completed'), 'the request\'s log lines')
   t.ok(lines.filter((line) => line.msg !== 'incoming request').every((line) => line.traceId === traceId), 'each carries the trace id (the "incoming request" line comes before the span)')
+})
+
+t.test('a PutObject through the S3 endpoint is one trace too: its request span, and the store write below it', async (t) => {
+  const { server, url, auth } = await serve(t, { S3_API_PORT: '0', S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') })
+  await waitFor(() => server.logs.some(({ msg }) => msg === 'S3 endpoint ready'), { what: 'the S3 endpoint' })
+  const endpoint = `http://127.0.0.1:${new URL(server.logs.find(({ msg }) => msg === 'S3 endpoint ready')!.address as string).port}`
+  const credentials = await (await fetch(`${url}/api/s3-credentials`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' })).json() as { accessKeyId: string, secretAccessKey: string }
+  const { traceId, traceparent } = newTraceparent()
+  const target = `${endpoint}/traced/object.txt`
+  const headers = await signed('PUT', target, credentials, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' })
+  t.equal((await fetch(target, { method: 'PUT', headers: { ...headers, traceparent }, body: 'traced through S3' })).status, 200)
+  const spans = await collector.trace(traceId, (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.name === 'store publish'))
+  const request = spans.find((span) => span.kind === SERVER)!
+  t.equal(request.name, 'PUT /*')
+  t.ok(descendsFrom(spans, spans.find((span) => span.name === 'store publish')!, request), 'the store write is inside the S3 request')
+  t.notOk(JSON.stringify(collector.spans).includes(credentials.secretAccessKey), 'no secret in any span')
 })
 
 t.test('calls to the identity provider and STS are spans of the request that made them', async (t) => {
