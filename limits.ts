@@ -155,3 +155,27 @@ export function createByteBudget (limit: number) {
 }
 
 export type ByteBudget = ReturnType<typeof createByteBudget>
+
+/**
+ * A signal that aborts when `ms` pass (a TimeoutError) or any of `signals` aborts, held by a timer of
+ * its own: `AbortSignal.any([AbortSignal.timeout(ms)])` may be garbage collected before it fires
+ * (nodejs/node#57736), and a deadline that never comes is a hang. Call `done()` when the work ends.
+ */
+export function deadline (ms: number, signals: AbortSignal[] = []) {
+  const controller = new AbortController()
+  const abort = (reason: unknown) => { if (!controller.signal.aborted) controller.abort(reason) }
+  const timer = setTimeout(() => abort(new DOMException(`no answer within ${ms / 1000} s`, 'TimeoutError')), ms)
+  const follows = signals.map((signal) => {
+    const follow = () => abort(signal.reason)
+    if (signal.aborted) follow()
+    else signal.addEventListener('abort', follow, { once: true })
+    return () => signal.removeEventListener('abort', follow)
+  })
+  return {
+    signal: controller.signal,
+    done () {
+      clearTimeout(timer)
+      for (const unfollow of follows) unfollow()
+    }
+  }
+}

@@ -4,6 +4,7 @@ import { ERRORS, type Lock, type Locker } from '@tus/utils'
 import { isPostgres } from '../db/dialect.js'
 import { createUploadLeases, createUploadRepository, type UploadLease } from '../db/uploads.js'
 import { isStowageError } from '../errors.js'
+import { deadline } from '../limits.js'
 import { StagedUploadStore } from '../storage/tus-store.js'
 import { decorateStowage, stowageOf } from './decorators.js'
 import { sweepEvery } from './sweep.js'
@@ -23,12 +24,15 @@ function leasedLocker (leases: (id: string) => UploadLease): Locker {
       const lease = leases(id)
       return {
         async lock (signal, requestRelease) {
+          const waiting = deadline(LOCK_WAIT_MS, [signal])
           try {
-            await lease.take(AbortSignal.any([signal, AbortSignal.timeout(LOCK_WAIT_MS)]), () => { void requestRelease() })
+            await lease.take(waiting.signal, () => { void requestRelease() })
           } catch (error) {
             // A database that is down is its 503, not a lock that was waited for.
             if (signal.aborted || isStowageError(error)) throw error
             throw ERRORS.ERR_LOCK_TIMEOUT
+          } finally {
+            waiting.done()
           }
         },
         unlock: () => lease.release()

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
+import { waitFor } from './helpers/wait.js'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { accessibilityProblems, browserFixture, noBrowser as skip, pageProblems, screenshot, signInWithKey } from './helpers/browser.js'
 
@@ -98,6 +99,8 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal((await app.inject({ url: '/api/trash', headers: bearer(key) })).json().items.length, 3, 'the file, and the folder file by file')
     await page.getByRole('button', { name: 'Undo' }).click()
     await table.getByRole('row', { name: 'docs' }).waitFor()
+    // The folder's row is back with its first file; the rest of its files follow.
+    await waitFor(async () => String(await read('docs/b/c.txt')) === 'c', { what: 'docs/b/c.txt restored' })
     t.equal(String(await read('docs/b/c.txt')), 'c', 'restored where they were')
 
     // By keyboard: Tab moves along the toolbar, what has the focus shows it, Enter opens a dialog

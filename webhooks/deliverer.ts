@@ -3,6 +3,7 @@ import https from 'node:https'
 import { isIP } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ClaimedDelivery, WebhookRepository } from '../db/webhooks.js'
+import { deadline } from '../limits.js'
 import { checkReachable, guardedLookup, hostOf, RefusedAddressError } from './addresses.js'
 import { signature } from './signature.js'
 
@@ -67,22 +68,27 @@ export function createDeliverer ({
   async function post (url: URL, body: string, headers: Record<string, string>): Promise<number> {
     if (isIP(hostOf(url)) !== 0) await checkReachable(url, allowPrivate)
     const client = url.protocol === 'https:' ? https : http
-    return await new Promise((resolve, reject) => {
-      const request = client.request(url, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Stowage-Webhooks' },
-        agent: agents[url.protocol as keyof typeof agents],
-        lookup,
-        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), closing.signal])
-      }, (response) => {
-        // Only the status matters; the body is read and dropped.
-        response.resume()
-        response.on('error', () => {})
-        resolve(response.statusCode ?? 0)
+    const cut = deadline(timeoutMs, [closing.signal])
+    try {
+      return await new Promise((resolve, reject) => {
+        const request = client.request(url, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Stowage-Webhooks' },
+          agent: agents[url.protocol as keyof typeof agents],
+          lookup,
+          signal: cut.signal
+        }, (response) => {
+          // Only the status matters; the body is read and dropped.
+          response.resume()
+          response.on('error', () => {})
+          resolve(response.statusCode ?? 0)
+        })
+        request.on('error', reject)
+        request.end(body)
       })
-      request.on('error', reject)
-      request.end(body)
-    })
+    } finally {
+      cut.done()
+    }
   }
 
   /** Resolves with why the attempt failed, or undefined when it was delivered. */
