@@ -2,10 +2,13 @@ import t from 'tap'
 import { createHash, randomBytes } from 'node:crypto'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import { Upload } from '@aws-sdk/lib-storage'
 import { startS3Server } from './helpers/s3.js'
 import { makeTree, run, setupS3Service } from './helpers/s3-clients.js'
 
-// The S3 endpoint driven by the AWS CLI and rclone, as Debian installs them, on each driver.
+// The S3 endpoint driven by the AWS CLI and rclone, as Debian installs them, and by lib-storage, on each driver.
 
 // Real programs, each moving tens of MiB: more than the suite's 120 s on a busy machine.
 t.setTimeout(360_000)
@@ -88,5 +91,19 @@ for (const driver of ['fs', 's3'] as const) {
     const purge = await rclone(['purge', 'stow:rclone-bucket'])
     t.equal(purge.status, 0, purge.stderr)
     t.equal((await rclone(['lsd', 'stow:'])).stdout.trim(), '')
+  })
+}
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: @aws-sdk/lib-storage uploads 200 MiB in parts, with the SDK's default checksums, and it reads back whole`, async (t) => {
+    const { endpoint, accessKeyId, secretAccessKey } = await setup(t, driver)
+    const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } })
+    t.teardown(() => client.destroy())
+    const content = randomBytes(200 * 1024 * 1024)
+    await new Upload({ client, params: { Bucket: 'large-bucket', Key: 'large.bin', Body: Readable.from([content]) }, partSize: 16 * 1024 * 1024, queueSize: 4 }).done()
+    const got = await client.send(new GetObjectCommand({ Bucket: 'large-bucket', Key: 'large.bin' }))
+    const hash = createHash('sha256')
+    for await (const chunk of got.Body as Readable) hash.update(chunk as Buffer)
+    t.equal(hash.digest('hex'), sha256(content))
   })
 }
