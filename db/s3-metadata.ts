@@ -6,11 +6,22 @@ export type Metadata = Record<string, string>
 /** x-amz-meta-* of the objects written through the S3 endpoint, each for the content it came with. */
 export function createS3MetadataRepository (db: Kysely<Database>) {
   return {
-    /** Keeps `metadata` for the file at `path` as it is now (`etag`); none removes what was kept. */
+    /**
+     * Keeps `metadata` for the file at `path` as it is now (`etag`). None writes nothing: what was
+     * kept for other content no longer applies (its ETag differs), and a write per PutObject would
+     * cost every write without metadata a database write.
+     */
     async set (userId: string, path: string, etag: string, metadata: Metadata): Promise<void> {
-      await db.deleteFrom('s3_metadata').where('user_id', '=', userId).where('path', '=', path).execute()
       if (Object.keys(metadata).length === 0) return
-      await db.insertInto('s3_metadata').values({ user_id: userId, path, etag, metadata: JSON.stringify(metadata) }).execute()
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('s3_metadata').where('user_id', '=', userId).where('path', '=', path).execute()
+        await trx.insertInto('s3_metadata').values({ user_id: userId, path, etag, metadata: JSON.stringify(metadata) }).execute()
+      })
+    },
+
+    /** Forgets what was kept for `path` (its content unchanged, its metadata replaced by none). */
+    async clear (userId: string, path: string): Promise<void> {
+      await db.deleteFrom('s3_metadata').where('user_id', '=', userId).where('path', '=', path).execute()
     },
 
     /** The metadata of the file at `path`, if it was kept for this content (`etag`). */

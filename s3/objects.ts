@@ -75,13 +75,16 @@ export async function headObject (files: FileService, metadata: S3MetadataReposi
 
 export async function getObject (files: FileService, metadata: S3MetadataRepository, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams) {
   const path = pathOf(bucket, key)
-  const head = await withKey(key, () => files.head(userId, path))
-  checkReadPreconditions(request, head)
-  const kept = await metadata.get(userId, path, head.etag)
+  // One read, its preconditions checked on what it found: no second look at the store.
   const read = await withKey(key, () => files.read(userId, path, { range: parseRange(request.headers.range), ...readConditions(request.headers) }))
+  try {
+    checkReadPreconditions(request, read.file)
+  } catch (error) {
+    if (!read.notModified) read.file.body.destroy()
+    throw error
+  }
   sendObjectHeaders(reply, read.file)
-  // Read with the file it was kept for (not one that replaced it meanwhile).
-  if (read.file.etag === head.etag) sendMetadata(reply, kept)
+  sendMetadata(reply, await metadata.get(userId, path, read.file.etag))
   sendOverrides(reply, query)
   if (read.notModified) return reply.code(304).send()
   if (read.file.range) {
@@ -203,7 +206,8 @@ export async function copyObject (files: FileService, metadata: S3MetadataReposi
   if (fromBucket === bucket && fromKey === key) {
     // Onto itself: only to change its metadata (rclone sets a file's time so), the content stays.
     if (directive !== 'REPLACE') throw new S3Error('InvalidRequest', 400, 'This copy request is illegal because it is trying to copy an object to itself without changing the object\'s metadata, storage class, website redirect location or encryption attributes.')
-    await metadata.set(owner.userId, pathOf(bucket, key), sourceFile.etag, kept)
+    if (Object.keys(kept).length === 0) await metadata.clear(owner.userId, pathOf(bucket, key))
+    else await metadata.set(owner.userId, pathOf(bucket, key), sourceFile.etag, kept)
     return { LastModified: sourceFile.lastModified.toISOString(), ETag: sourceFile.etag }
   }
   const copied = await withKey(fromKey, () => files.copy(owner, pathOf(fromBucket, fromKey), pathOf(bucket, key), {
