@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { sendBody } from '../routes/file-answers.js'
 import type { Owner } from '../db/usage.js'
 import { BadRequestError, NotFoundError } from '../errors.js'
 import { parseRange, readConditions, writePreconditions } from '../storage/conditional.js'
@@ -87,11 +88,7 @@ export async function getObject (files: FileService, metadata: S3MetadataReposit
   sendMetadata(reply, await metadata.get(userId, path, read.file.etag))
   sendOverrides(reply, query)
   if (read.notModified) return reply.code(304).send()
-  if (read.file.range) {
-    const { start, end } = read.file.range
-    reply.code(206).header('content-range', `bytes ${start}-${end}/${read.file.size}`).header('content-length', end - start + 1)
-  } else reply.header('content-length', read.file.size)
-  return reply.send(read.file.body)
+  return sendBody(reply, read.file)
 }
 
 /** The object's bytes as they arrive, their length (x-amz-decoded-content-length for aws-chunked), and their type. */

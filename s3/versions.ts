@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { sendBody } from '../routes/file-answers.js'
 import { NotFoundError } from '../errors.js'
 import { parseRange, readConditions } from '../storage/conditional.js'
 import type { FileService } from '../storage/files.js'
@@ -34,11 +35,7 @@ export async function readVersion (files: FileService, userId: string, bucket: s
     read.file.body.destroy()
     return reply.header('content-length', read.file.size).send()
   }
-  if (read.file.range) {
-    const { start, end } = read.file.range
-    reply.code(206).header('content-range', `bytes ${start}-${end}/${read.file.size}`).header('content-length', end - start + 1)
-  } else reply.header('content-length', read.file.size)
-  return reply.send(read.file.body)
+  return sendBody(reply, read.file)
 }
 
 /** DeleteObject of a kept version: gone for good. */
