@@ -1,5 +1,5 @@
-import { CompiledQuery, sql, type Insertable, type Kysely } from 'kysely'
-import { directLookup } from './dialect.js'
+import { sql, type Insertable, type Kysely } from 'kysely'
+import { lookupOf } from './dialect.js'
 import type { ApiKeyRow, ApiKeysTable, Database, Organization } from './types.js'
 
 /** What verification needs of a key's row. */
@@ -8,11 +8,10 @@ export type ApiKeyCheck = Pick<ApiKeyRow, 'id' | 'user_id' | 'org_id' | 'key_has
 export function createApiKeyRepository (db: Kysely<Database>) {
   // Compiled once: building the query on every authenticated request cost as much as running it.
   // Only the columns verification reads, and no join: the row costs SQLite less than half as much.
-  const findByIdSql = db.selectFrom('api_keys')
+  const findById = lookupOf<ApiKeyCheck>(db, db.selectFrom('api_keys')
     .select(['id', 'user_id', 'org_id', 'key_hash', 'last_used_at', 'expires_at', 'revoked_at', 'aws_sso_only'])
     .where('id', '=', '')
-    .compile().sql
-  const findByIdDirectly = directLookup<ApiKeyCheck>(db, findByIdSql)
+    .compile().sql)
 
   return {
     async insert (row: Insertable<ApiKeysTable>) {
@@ -20,11 +19,7 @@ export function createApiKeyRepository (db: Kysely<Database>) {
     },
 
     /** One lookup by primary key: the only query on the authentication path of most keys. */
-    async findById (id: string): Promise<ApiKeyCheck | undefined> {
-      if (findByIdDirectly) return findByIdDirectly([id])
-      const { rows } = await db.executeQuery<ApiKeyCheck>(CompiledQuery.raw(findByIdSql, [id]))
-      return rows[0]
-    },
+    findById: async (id: string): Promise<ApiKeyCheck | undefined> => findById([id]),
 
     /** The auth mode of an organization: a second lookup, for keys minted through the AWS method only. */
     async orgAuthMode (orgId: string): Promise<Organization['auth_mode'] | undefined> {

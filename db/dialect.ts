@@ -1,4 +1,4 @@
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type CompiledQuery, type LogEvent, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
+import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
@@ -88,6 +88,14 @@ export function directLookup<Row> (db: Kysely<Database>, sql: string): ((paramet
       if (onQuery) onQuery(sql, (performance.now() - started!) / 1000, failed)
     }
   }
+}
+
+/** A one-row query compiled once (`sql`, its parameters given per call): run by `directLookup` on
+ *  SQLite, through Kysely elsewhere. For the lookups every request of a kind makes. */
+export function lookupOf<Row> (db: Kysely<Database>, sql: string): (parameters: unknown[]) => Promise<Row | undefined> {
+  const direct = directLookup<Row>(db, sql)
+  if (direct) return async (parameters) => direct(parameters)
+  return async (parameters) => (await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters))).rows[0]
 }
 
 function openSqlite (url: string, options: DialectOptions): SqliteDatabase.Database {

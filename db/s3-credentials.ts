@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely'
+import { lookupOf } from './dialect.js'
 import type { Database, S3CredentialsTable } from './types.js'
 
 export interface S3Credential {
@@ -22,6 +23,8 @@ const credentialOf = (row: Selectable<S3CredentialsTable>): S3Credential => ({
 })
 
 export function createS3CredentialRepository (db: Kysely<Database>) {
+  // Every S3 request looks its key up: compiled once (see lookupOf).
+  const findRow = lookupOf<Selectable<S3CredentialsTable>>(db, db.selectFrom('s3_credentials').selectAll().where('access_key_id', '=', '').compile().sql)
   return {
     async add (credential: Omit<S3Credential, 'lastUsedAt'>): Promise<void> {
       await db.insertInto('s3_credentials').values({
@@ -35,7 +38,7 @@ export function createS3CredentialRepository (db: Kysely<Database>) {
     },
 
     async find (accessKeyId: string): Promise<S3Credential | undefined> {
-      const row = await db.selectFrom('s3_credentials').selectAll().where('access_key_id', '=', accessKeyId).executeTakeFirst()
+      const row = await findRow([accessKeyId])
       return row && credentialOf(row)
     },
 

@@ -1,10 +1,13 @@
 import type { Kysely } from 'kysely'
+import { lookupOf } from './dialect.js'
 import type { Database } from './types.js'
 
 export type Metadata = Record<string, string>
 
 /** x-amz-meta-* of the objects written through the S3 endpoint, each for the content it came with. */
 export function createS3MetadataRepository (db: Kysely<Database>) {
+  // Every GetObject and HeadObject looks its metadata up: compiled once (see lookupOf).
+  const findRow = lookupOf<{ etag: string, metadata: string }>(db, db.selectFrom('s3_metadata').select(['etag', 'metadata']).where('user_id', '=', '').where('path', '=', '').compile().sql)
   return {
     /**
      * Keeps `metadata` for the file at `path` as it is now (`etag`). None writes nothing: what was
@@ -26,7 +29,7 @@ export function createS3MetadataRepository (db: Kysely<Database>) {
 
     /** The metadata of the file at `path`, if it was kept for this content (`etag`). */
     async get (userId: string, path: string, etag: string): Promise<Metadata> {
-      const row = await db.selectFrom('s3_metadata').select(['etag', 'metadata']).where('user_id', '=', userId).where('path', '=', path).executeTakeFirst()
+      const row = await findRow([userId, path])
       return row && row.etag === etag ? JSON.parse(row.metadata) as Metadata : {}
     }
   }

@@ -201,6 +201,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
     admit: (request: FastifyRequest) => admitCostlyCheck(request)(),
     count: async (request: FastifyRequest, reply: FastifyReply) => { if (reply.statusCode === 401) await countFailure(request).catch(() => {}) },
     address: {
+      known: (address: string) => addressFailures.known(address),
       wait: (address: string) => addressFailures.check(address),
       fail: async (address: string) => { await addressFailures.fail(address) }
     }

@@ -20,9 +20,15 @@ import type { Multipart } from '../storage/multipart.js'
 export interface FailureLimitHooks {
   admit (request: FastifyRequest): Promise<void>
   count (request: FastifyRequest, reply: FastifyReply): Promise<void>
-  /** The same limit for a front end that answers in its own protocol (S3): seconds an address must
-   *  wait (0: none), and a failure of it. */
-  address: { wait (address: string): Promise<number>, fail (address: string): Promise<void> }
+  /** The same limit for a front end that answers in its own protocol (S3). */
+  address: AddressFailureLimit
+}
+
+/** Seconds an address must wait (0: none): as this instance knows, or as the database says; and a failure of it. */
+export interface AddressFailureLimit {
+  known (address: string): number
+  wait (address: string): Promise<number>
+  fail (address: string): Promise<void>
 }
 
 /** For the routes that call the identity provider for whoever asks (sign-in, refresh, logout): every

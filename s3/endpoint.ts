@@ -5,6 +5,8 @@ import type { S3MetadataRepository } from '../db/s3-metadata.js'
 import { metadataOf } from './metadata.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { metricsPlugin } from '../plugins/metrics.js'
+import type { AddressFailureLimit } from '../plugins/decorators.js'
+import { createMemory } from '../limits.js'
 import {
   BadRequestError, ConflictError, InsufficientStorageError, isRetriedSoon, NotFoundError, PayloadTooLargeError, PreconditionFailedError, RangeNotSatisfiableError
 } from '../errors.js'
@@ -32,7 +34,7 @@ export interface S3EndpointOptions {
   /** Whether versions are kept (GetBucketVersioning says Enabled). */
   versioning: boolean
   /** The failure limits of the authentication chain, per client address. */
-  failures: { wait (address: string): Promise<number>, fail (address: string): Promise<void> }
+  failures: AddressFailureLimit
   logger: FastifyBaseLogger
   idleTimeoutMs: number
   /** The service's metrics: the endpoint's requests are counted as the API's are (routes `/` and `/*`). */
@@ -106,14 +108,22 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
     return reply.send(errorDocument({ Code: s3.code, Message: s3.message, ...s3.extra, Resource: resource, RequestId: request.id }))
   })
 
+  // Access keys that signed a request correctly here: their requests ask the database only for the
+  // key itself, the address's failures being those this instance knows (each failure, counted in the
+  // database, tells it the total).
+  const signedCorrectly = createMemory<true>(10_000)
+
   /** Who signed the request, checked: counts a wrong signature or key against the address, as the chain does. */
   async function signerOf (request: FastifyRequest) {
     const signed = readSignature({ method: request.method, url: request.url, headers: request.headers }, { region })
-    if (await failures.wait(request.ip) > 0) throw new S3Error('SlowDown', 503, 'Too many failed authentications from this address; wait and try again.')
+    const wait = signedCorrectly.get(signed.accessKeyId) ? failures.known(request.ip) : await failures.wait(request.ip)
+    if (wait > 0) throw new S3Error('SlowDown', 503, 'Too many failed authentications from this address; wait and try again.')
     try {
       const signer = await credentials.signer(signed.accessKeyId, signed.sessionToken)
       if (!signer) throw new S3Error('InvalidAccessKeyId', 403, 'The AWS Access Key Id you provided does not exist in our records.', { AWSAccessKeyId: signed.accessKeyId })
-      return { signed, signer, key: signed.verify(signer.secretAccessKey) }
+      const key = signed.verify(signer.secretAccessKey)
+      signedCorrectly.set(signed.accessKeyId, true)
+      return { signed, signer, key }
     } catch (error) {
       await failures.fail(request.ip).catch(() => {})
       throw error

@@ -98,11 +98,10 @@ export function uploadOf (request: FastifyRequest, signed: SignedRequest, key: {
   if (chunked && declared === undefined) throw new S3Error('MissingContentLength', 411, 'You must provide the Content-Length HTTP header (x-amz-decoded-content-length for aws-chunked).')
   const length = declared === undefined ? undefined : Number(declared)
   if (length !== undefined && !Number.isSafeInteger(length)) throw invalidArgument('the content length is not a number')
-  const body = (async function * () {
-    for await (const chunk of request.raw.iterator({ destroyOnReturn: false })) yield chunk as Buffer
-  })()
+  const body = request.raw.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>
   const contentType = typeof request.headers['content-type'] === 'string' ? request.headers['content-type'] : DEFAULT_CONTENT_TYPE
-  return { body: carried(objectBytes(body, signed, key, request.headers)), length, contentType }
+  const checked = objectBytes(body, signed, key, request.headers)
+  return { body: checked === body ? body : carried(checked), length, contentType }
 }
 
 /** A body's refusal, carried through the store (which passes on only the file API's own errors) to the answer. */

@@ -94,7 +94,7 @@ async function * awsChunks (source: AsyncIterable<Buffer>): AsyncGenerator<Chunk
  * The body of a request as the bytes of the object: aws-chunked decoded, and every check S3 makes
  * on the way. `headers` give Content-MD5, x-amz-checksum-* and x-amz-trailer.
  */
-export async function * objectBytes (source: AsyncIterable<Buffer>, signed: SignedRequest, key: { signingKey: Buffer, signature: string }, headers: Record<string, string | string[] | undefined>): AsyncGenerator<Buffer> {
+export function objectBytes (source: AsyncIterable<Buffer>, signed: SignedRequest, key: { signingKey: Buffer, signature: string }, headers: Record<string, string | string[] | undefined>): AsyncIterable<Buffer> {
   const checks: Array<{ what: string, checksum: Checksum, expected?: string }> = []
   const contentMd5 = headers['content-md5']
   if (typeof contentMd5 === 'string') checks.push({ what: 'Content-MD5', checksum: hashOf('md5'), expected: contentMd5 })
@@ -106,8 +106,14 @@ export async function * objectBytes (source: AsyncIterable<Buffer>, signed: Sign
   const trailing = trailerName === undefined ? undefined : checksumAlgorithmOf(trailerName)
   if (trailerName !== undefined && !trailing) throw new S3Error('InvalidRequest', 400, `x-amz-trailer ${trailerName} is not a checksum this server checks`)
   const trailerCheck = trailing ? { what: trailerName!, checksum: CHECKSUMS[trailing]() } : undefined
-  const sha256 = signed.payload.kind === 'sha256' ? createHash('sha256') : undefined
+  // Unsigned and unchecked (a presigned PUT): the bytes as they came, through no generator.
+  if (signed.payload.kind === 'unsigned' && checks.length === 0 && !trailerCheck) return source
+  return checkedBytes(source, signed, key, checks, trailerCheck)
+}
 
+async function * checkedBytes (source: AsyncIterable<Buffer>, signed: SignedRequest, key: { signingKey: Buffer, signature: string },
+  checks: Array<{ what: string, checksum: Checksum, expected?: string }>, trailerCheck: { what: string, checksum: Checksum } | undefined): AsyncGenerator<Buffer> {
+  const sha256 = signed.payload.kind === 'sha256' ? createHash('sha256') : undefined
   let bytes: AsyncIterable<Buffer> = source
   let trailer: string[] = []
   if (signed.payload.kind === 'streaming-signed') {
