@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
-import { isPostgres } from './dialect.js'
+import { beginsWith, isPostgres } from './dialect.js'
 import type { ChangesTable, Database } from './types.js'
 import { queueDeliveries } from './webhooks.js'
+import { followDeadProperties } from './webdav.js'
 
 export type ChangeOp = 'put' | 'delete' | 'move' | 'folder' | 'folder-delete'
 
@@ -39,9 +40,6 @@ function entryOf (row: Selectable<ChangesTable>): ChangeEntry {
   }
 }
 
-/** `column` begins with `prefix`, exactly (LIKE is case-blind on SQLite and needs escapes; collations may reorder). */
-const beginsWith = (column: 'key' | 'from_key', prefix: string) => sql<boolean>`substr(${sql.ref(column)}, 1, length(cast(${prefix} as text))) = cast(${prefix} as text)`
-
 export function createChangeRepository (db: Kysely<Database>) {
   const notifies = isPostgres(db)
   return {
@@ -59,6 +57,7 @@ export function createChangeRepository (db: Kysely<Database>) {
           user_id: userId, op, key, from_key: from ?? null, size: size ?? null, etag: etag ?? null, content_type: contentType ?? null, at: at.toISOString()
         }).execute()
         const queued = await queueDeliveries(trx, change)
+        await followDeadProperties(trx, change)
         if (notifies) await sql`select pg_notify(${CHANGES_CHANNEL}, ${userId})`.execute(trx)
         return queued
       })

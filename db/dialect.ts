@@ -1,4 +1,4 @@
-import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
+import { CompiledQuery, Kysely, PostgresAdapter, sql, PostgresDialect, SqliteDialect, type LogEvent, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
@@ -58,6 +58,9 @@ const poolBehind = new WeakMap<Kysely<Database>, PostgresPool & { stats (): { to
 
 /** Whether `db` is PostgreSQL (a host's Kysely instance included): instances can share it safely. */
 export const isPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter
+
+/** `column` begins with `prefix`, exactly (LIKE is case-blind on SQLite and needs escapes; collations may reorder). */
+export const beginsWith = (column: string, prefix: string) => sql<boolean>`substr(${sql.ref(column)}, 1, length(cast(${prefix} as text))) = cast(${prefix} as text)`
 
 /** Connections of an `openDatabase` PostgreSQL pool: open, idle, and requests waiting for one. */
 export function poolStats (db: Kysely<Database>) {

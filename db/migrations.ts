@@ -329,6 +329,40 @@ migrations['2026-11-30-s3-metadata'] = {
   }
 }
 
+migrations['2026-12-01-webdav'] = {
+  async up (db: Kysely<any>) {
+    // WebDAV's dead properties (PROPPATCH), per file or folder; they follow the file's moves and go
+    // with its delete (in the journal's transaction).
+    await db.schema
+      .createTable('webdav_properties')
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('path', 'text', (col) => col.notNull())
+      .addColumn('namespace', 'text', (col) => col.notNull())
+      .addColumn('name', 'varchar(255)', (col) => col.notNull())
+      .addColumn('value', 'text', (col) => col.notNull())
+      .addPrimaryKeyConstraint('webdav_properties_pk', ['user_id', 'path', 'namespace', 'name'])
+      .execute()
+    // WebDAV write locks, held in the database so that every instance honours them.
+    await db.schema
+      .createTable('webdav_locks')
+      .addColumn('token', 'varchar(100)', (col) => col.primaryKey())
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('path', 'text', (col) => col.notNull())
+      .addColumn('depth', 'varchar(10)', (col) => col.notNull())
+      .addColumn('scope', 'varchar(10)', (col) => col.notNull())
+      .addColumn('owner', 'text', (col) => col.notNull())
+      .addColumn('timeout_seconds', 'integer', (col) => col.notNull())
+      .addColumn('expires_at', 'varchar(32)', (col) => col.notNull())
+      .execute()
+    await db.schema.createIndex('webdav_locks_user_path').on('webdav_locks').columns(['user_id', 'path']).execute()
+    await db.schema.createIndex('webdav_locks_expires').on('webdav_locks').column('expires_at').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('webdav_locks').execute()
+    await db.schema.dropTable('webdav_properties').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

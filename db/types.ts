@@ -183,6 +183,29 @@ export interface AuthFailuresTable {
   window_ends_at: Timestamp
 }
 
+export interface WebdavPropertiesTable {
+  user_id: string
+  /** The file's path, or a folder's ending in "/". */
+  path: string
+  namespace: string
+  name: string
+  /** The property's content as XML, as it was sent (its namespaces declared within). */
+  value: string
+}
+
+export interface WebdavLocksTable {
+  token: string
+  user_id: string
+  /** The locked file's path, a folder's ending in "/" ("" for the root). */
+  path: string
+  depth: '0' | 'infinity'
+  scope: 'exclusive' | 'shared'
+  /** The DAV:owner the client gave, as XML; "" when none. */
+  owner: string
+  timeout_seconds: number
+  expires_at: Timestamp
+}
+
 export interface Database {
   organizations: OrganizationsTable
   api_keys: ApiKeysTable
@@ -196,6 +219,8 @@ export interface Database {
   s3_credentials: S3CredentialsTable
   s3_multipart_uploads: S3MultipartUploadsTable
   s3_metadata: S3MetadataTable
+  webdav_properties: WebdavPropertiesTable
+  webdav_locks: WebdavLocksTable
   s3_multipart_parts: S3MultipartPartsTable
   storage_usage: UsageTable
   quota_reservations: QuotaReservationsTable

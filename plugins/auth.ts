@@ -13,6 +13,10 @@ import { sweepEvery } from './sweep.js'
 import { decorateStowage, stowageOf } from './decorators.js'
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route also takes HTTP Basic with an API key as the password (WebDAV). */
+    basicAuth?: boolean
+  }
   interface FastifyRequest {
     /** Set by Stowage's authentication chain on Stowage's routes (the specification's req.userId). */
     userId: string
@@ -90,6 +94,35 @@ function apiKeyAuthenticator (app: FastifyInstance, admitCostlyCheck: CostlyChec
     applies: (request) => bearerToken(request)?.startsWith(keyStart) === true,
     async authenticate (request) {
       const caller = await keys.verify(bearerToken(request) as string, { admitCostlyCheck: admitCostlyCheck(request) })
+      if (!caller) throw REFUSED
+      acceptCaller(request, caller, { method: 'api-key', key: { id: caller.keyId, expiresAt: caller.expiresAt, awsSsoOnly: caller.awsSsoOnly } })
+    }
+  }
+}
+
+const BASIC = /^Basic ([A-Za-z0-9+/]+={0,2})$/i
+
+/** The password of an HTTP Basic Authorization header (the user name is not read). */
+function basicPassword (request: FastifyRequest): string | undefined {
+  const encoded = BASIC.exec(request.headers.authorization ?? '')?.[1]
+  if (encoded === undefined) return undefined
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8')
+  return decoded.includes(':') ? decoded.slice(decoded.indexOf(':') + 1) : undefined
+}
+
+/**
+ * HTTP Basic with an API key as the password, on the routes that ask for it (`config.basicAuth`:
+ * WebDAV, whose file managers speak nothing else). Verified, throttled and counted as a Bearer key.
+ */
+function basicAuthenticator (app: FastifyInstance, admitCostlyCheck: CostlyCheckGate): Authenticator | undefined {
+  if (!app.hasDecorator('stowageKeys')) return undefined
+  const keys = stowageOf(app).stowageKeys
+  return {
+    name: 'basic',
+    applies: (request) => request.routeOptions.config?.basicAuth === true && BASIC.test(request.headers.authorization ?? ''),
+    async authenticate (request) {
+      const password = basicPassword(request)
+      const caller = password === undefined ? undefined : await keys.verify(password, { admitCostlyCheck: admitCostlyCheck(request) })
       if (!caller) throw REFUSED
       acceptCaller(request, caller, { method: 'api-key', key: { id: caller.keyId, expiresAt: caller.expiresAt, awsSsoOnly: caller.awsSsoOnly } })
     }
@@ -175,7 +208,7 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
     const wait = await addressFailures.check(request.ip)
     if (wait > 0) throw new TooManyAttemptsError(wait, 'too many failed authentications from this address')
   }
-  const chain = [jwtAuthenticator(app), apiKeyAuthenticator(app, admitCostlyCheck), awsAuthenticator(app, admitCostlyCheck), ...(options.authenticators ?? [])]
+  const chain = [jwtAuthenticator(app), apiKeyAuthenticator(app, admitCostlyCheck), basicAuthenticator(app, admitCostlyCheck), awsAuthenticator(app, admitCostlyCheck), ...(options.authenticators ?? [])]
     .filter((method): method is Authenticator => method !== undefined)
   const refuseAll: AuthFunction = (_request, _reply, done) => done(REFUSED)
   const runChain = app.auth(chain.length > 0 ? chain.map(asAuthFunction) : [refuseAll])

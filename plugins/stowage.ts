@@ -19,6 +19,7 @@ import { s3CredentialRoutes } from '../routes/s3-credentials.js'
 import { s3CredentialSchemas } from '../schemas/s3-credentials.js'
 import { folderRoutes } from '../routes/folders.js'
 import { usageRoutes } from '../routes/usage.js'
+import { webdavRoutes } from './webdav.js'
 import { linkRoutes, type LinkRoutesOptions } from '../routes/links.js'
 import { createByteBudget } from '../limits.js'
 import { healthRoutes } from '../routes/health.js'
@@ -78,7 +79,7 @@ export interface StowageOptions {
    *  `trash`: /api/trash; `versions`: /api/versions; `changes`: /api/changes; `webhooks`: /api/webhooks; `s3Credentials`: /api/s3-credentials;
    *  `usage`: /api/usage; `console`: the web console, /console/. */
   routes?: {
-    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, changes?: boolean, webhooks?: boolean, s3Credentials?: boolean, usage?: boolean, console?: boolean
+    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, changes?: boolean, webhooks?: boolean, s3Credentials?: boolean, usage?: boolean, webdav?: boolean, console?: boolean
   }
   /** The web console: where clients reach the service (PUBLIC_URL), for the page's links. */
   console?: ConsoleRoutesOptions
@@ -165,7 +166,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
-  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, folders: true, trash: true, versions: true, changes: true, webhooks: true, s3Credentials: true, usage: true, console: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, folders: true, trash: true, versions: true, changes: true, webhooks: true, s3Credentials: true, usage: true, webdav: true, console: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (metrics) {
@@ -199,5 +200,6 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.webhooks) await app.register(webhookRoutes)
   if (routes.s3Credentials) await app.register(s3CredentialRoutes)
   if (routes.usage) await app.register(usageRoutes)
+  if (routes.webdav) await app.register(webdavRoutes, { uploadMemory })
   if (routes.console) await app.register(consoleRoutes, { ...options.console })
 }

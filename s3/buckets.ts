@@ -14,13 +14,7 @@ export function checkBucketName (name: string) {
 /** Whether the user's root holds the folder `bucket`: a file under it, or the folder made on purpose. */
 export async function bucketExists (files: FileService, userId: string, bucket: string): Promise<boolean> {
   if (!isBucketName(bucket)) return false
-  const page = await files.list(userId, { prefix: `${bucket}/`, delimiter: '/' })
-  return page.files.length > 0 || (page.folders ?? []).length > 0 || await folderMade(files, userId, bucket)
-}
-
-async function folderMade (files: FileService, userId: string, bucket: string): Promise<boolean> {
-  const page = await files.list(userId, { prefix: `${bucket}/` })
-  return (page.folders ?? []).includes(`${bucket}/`)
+  return await files.folderExists(userId, bucket)
 }
 
 export async function requireBucket (files: FileService, userId: string, bucket: string) {

@@ -300,6 +300,13 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return { path: folder }
     },
 
+    /** Whether the folder exists: made on purpose, or holding anything. */
+    async folderExists (userId: string, path: string): Promise<boolean> {
+      if (path === '') return true
+      const page = await store.list(userPrefix(userId) + checkFolderPath(path), { limit: 1 })
+      return page.objects.length > 0
+    },
+
     /** Removes an empty folder: 409 when it holds anything, 404 when there is none. `unlessEmpty`
      *  (a folder moved away): it is no longer kept for itself, and lasts while it holds anything. */
     async removeFolder (userId: string, path: string, { unlessEmpty = false } = {}) {

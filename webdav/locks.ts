@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto'
+import { BadRequestError } from '../errors.js'
+import type { DavLock, DavLockRepository } from '../db/webdav.js'
+import { DavError, locked } from './errors.js'
+import { hrefOf } from './paths.js'
+
+/** The longest a lock is given for (a client asking more, or Infinite, gets this). */
+export const MAX_LOCK_SECONDS = 3600
+
+/** A resource as locks see it: its path, and whether it is a folder ("" is the root). */
+export interface Resource {
+  path: string
+  folder: boolean
+}
+
+/** How a resource is keyed among locks and properties: a folder's path ends in "/" (the root's is ""). */
+export const keyOf = ({ path, folder }: Resource) => folder && path !== '' ? `${path}/` : path
+
+/** The folders above a resource, the root first, as keys. */
+function ancestorsOf (path: string): string[] {
+  const segments = path === '' ? [] : path.split('/').slice(0, -1)
+  return ['', ...segments.map((_, at) => `${segments.slice(0, at + 1).join('/')}/`)]
+}
+
+const parentKeyOf = (path: string) => ancestorsOf(path).at(-1)!
+
+/** Timeout: `Second-N` or `Infinite`, the first that parses; at most MAX_LOCK_SECONDS. */
+export function timeoutOf (header: string | undefined): number {
+  for (const option of (header ?? '').split(',').map((text) => text.trim())) {
+    const seconds = /^Second-(\d+)$/i.exec(option)?.[1]
+    if (seconds !== undefined) return Math.max(1, Math.min(Number(seconds), MAX_LOCK_SECONDS))
+    if (/^Infinite$/i.test(option)) return MAX_LOCK_SECONDS
+  }
+  return MAX_LOCK_SECONDS
+}
+
+/** What a write does to a resource: changes it, or also adds it to or removes it from its folder (its parent's locks then bear too). */
+export interface Write extends Resource {
+  membership: boolean
+}
+
+/**
+ * WebDAV's write locks, kept in the database: every instance sees the same ones and a lock ends at
+ * its time on all of them. A lock bears on its resource and, with depth infinity, on everything
+ * under it; a lock on a folder also bears on adding or removing its members.
+ */
+export function createDavLocks (repository: DavLockRepository, now = () => new Date()) {
+  /** The locks held that bear on `write` (a folder: and on everything under it). */
+  async function bearingOn (userId: string, write: Write): Promise<DavLock[]> {
+    const key = keyOf(write)
+    const ancestors = write.path === '' ? [] : ancestorsOf(write.path)
+    const under = write.folder ? key : undefined
+    const held = await repository.held(userId, { at: [key, ...ancestors], under })
+    const parent = write.path === '' ? undefined : parentKeyOf(write.path)
+    return held.filter((lock) => lock.path === key || (under !== undefined && lock.path.startsWith(under)) ||
+      (ancestors.includes(lock.path) && (lock.depth === 'infinity' || (write.membership && lock.path === parent))))
+  }
+
+  return {
+    bearingOn,
+
+    /** 423 unless every lock bearing on each of `writes` has its token among `submitted`. */
+    async checkUnlocked (userId: string, writes: Write[], submitted: Set<string>) {
+      for (const write of writes) {
+        const missing = (await bearingOn(userId, write)).filter((lock) => !submitted.has(lock.token))
+        if (missing.length > 0) throw locked([...new Set(missing.map((lock) => hrefOf(lock.path.replace(/\/$/, ''), lock.path.endsWith('/') || lock.path === '')))])
+      }
+    },
+
+    /** A new lock on `resource`, unless one held conflicts (423): an exclusive one, or any when this one is exclusive. */
+    async lock (userId: string, resource: Resource, { depth, scope, owner, timeoutSeconds }: Pick<DavLock, 'depth' | 'scope' | 'owner' | 'timeoutSeconds'>): Promise<DavLock> {
+      const key = keyOf(resource)
+      const lock: DavLock = { token: `urn:uuid:${randomUUID()}`, userId, path: key, depth, scope, owner, timeoutSeconds, expiresAt: new Date(now().getTime() + timeoutSeconds * 1000) }
+      const ancestors = resource.path === '' ? [] : ancestorsOf(resource.path)
+      const under = resource.folder && depth === 'infinity' ? key : undefined
+      const taken = await repository.acquire(lock, { at: [key, ...ancestors], under }, (held) => held.some((other) =>
+        (other.path === key || (ancestors.includes(other.path) && other.depth === 'infinity') || (under !== undefined && other.path.startsWith(under))) &&
+        (other.scope === 'exclusive' || scope === 'exclusive')))
+      if (!taken) throw new DavError(423, 'the resource is locked already', 'no-conflicting-lock')
+      return lock
+    },
+
+    /** The lock `token` given again its time: it must bear on `resource` (a member of a locked folder refreshes the folder's lock). */
+    async refresh (userId: string, resource: Resource, token: string, timeoutSeconds: number): Promise<DavLock> {
+      const lock = (await bearingOn(userId, { ...resource, membership: false })).find((held) => held.token === token)
+      if (!lock) throw new DavError(412, 'no lock with that token bears on this resource', 'lock-token-matches-request-uri')
+      const expiresAt = new Date(now().getTime() + timeoutSeconds * 1000)
+      await repository.refresh(userId, token, timeoutSeconds, expiresAt)
+      return { ...lock, timeoutSeconds, expiresAt }
+    },
+
+    /** Removes the lock `token`, which must bear on `resource` (409 otherwise). */
+    async unlock (userId: string, resource: Resource, token: string) {
+      const lock = (await bearingOn(userId, { ...resource, membership: false })).find((held) => held.token === token)
+      if (!lock) throw new DavError(409, 'no lock with that token bears on this resource', 'lock-token-matches-request-uri')
+      await repository.release(userId, token)
+    },
+
+    /** A resource gone (deleted, moved away): its locks with it. */
+    releaseAt: (userId: string, resource: Resource) => repository.releaseAt(userId, keyOf(resource)),
+
+    sweep: () => repository.sweep()
+  }
+}
+
+/** The Lock-Token header's token (`<urn:uuid:…>`); 400 when absent or malformed. */
+export function lockTokenOf (header: string | undefined): string {
+  const token = /^\s*<([^>]+)>\s*$/.exec(header ?? '')?.[1]
+  if (token === undefined) throw new BadRequestError('UNLOCK needs a Lock-Token header: <token>')
+  return token
+}
+
+export type DavLocks = ReturnType<typeof createDavLocks>

@@ -1,0 +1,334 @@
+import { Readable } from 'node:stream'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Element } from '@xmldom/xmldom'
+import { weightOf, type DavLock, type DeadProperty, type DeadPropertyRepository, type PropertyName } from '../db/webdav.js'
+import { BadRequestError, NotFoundError, UnsupportedMediaTypeError } from '../errors.js'
+import type { ByteBudget } from '../limits.js'
+import { ownerOf, receiveRawFile, sendRawHeaders, serveRawFile } from '../routes/file-answers.js'
+import { isFileMediaType } from '../schemas/files.js'
+import { writePreconditions, isNotModified, readConditions } from '../storage/conditional.js'
+import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
+import { deleteFolder, transferFolder } from '../storage/folders.js'
+import type { Quotas } from '../storage/quotas.js'
+import { DavError, preconditionFailed } from './errors.js'
+import { ifHolds, parseIf, submittedTokens, type ResourceState } from './if-header.js'
+import { keyOf, lockTokenOf, timeoutOf, type DavLocks, type Resource, type Write } from './locks.js'
+import { destinationOf, hrefOf, targetOf, type Target } from './paths.js'
+import { activeLockXml, contentOf, isLive, nameOf, propfindRequestOf, propstats, responseXml, type Entry, type PropfindRequest } from './properties.js'
+import { bodyText, childElements, DAV, davChild, davRoot, elementXml, escapeXml, parseXml, XML_DECLARATION } from './xml.js'
+
+/** What the methods work with: the file API, and WebDAV's own locks and properties. */
+export interface DavServices {
+  files: FileService
+  locks: DavLocks
+  properties: DeadPropertyRepository
+  quotas: Quotas
+  uploadMemory: ByteBudget
+  /** The most dead properties of one file or folder may weigh. */
+  maxPropertyBytes: number
+}
+
+// PROPFIND, PROPPATCH and LOCK bodies are small documents.
+const MAX_XML_BYTES = 1024 * 1024
+// A copy or move of a folder runs to its end in steps of this long (each a page of files at most).
+const FOLDER_STEP_MS = 10_000
+
+const MULTISTATUS_TYPE = 'application/xml; charset=utf-8'
+
+type Found = { kind: 'file', entry: Entry } | { kind: 'folder', entry: Entry }
+
+/** What is at `path`: a file, a folder, or nothing. */
+async function find (files: FileService, userId: string, path: string): Promise<Found | undefined> {
+  if (path === '') return { kind: 'folder', entry: { path, folder: true } }
+  try {
+    const meta = await files.head(userId, path)
+    return { kind: 'file', entry: { path, folder: false, size: meta.size, lastModified: meta.lastModified, etag: meta.etag, contentType: meta.contentType } }
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error
+  }
+  return await files.folderExists(userId, path) ? { kind: 'folder', entry: { path, folder: true } } : undefined
+}
+
+const parentOf = (path: string) => path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : ''
+
+/** 409 unless the folder that would hold `path` exists (RFC 4918: no intermediate collections are made). */
+async function requireParent (files: FileService, userId: string, path: string) {
+  if (!await files.folderExists(userId, parentOf(path))) throw new DavError(409, `the folder ${parentOf(path)} does not exist`)
+}
+
+const depthOf = (request: FastifyRequest, fallback: 'infinity' | '0' | '1'): 'infinity' | '0' | '1' => {
+  const depth = String(request.headers.depth ?? fallback).trim().toLowerCase()
+  if (depth !== '0' && depth !== '1' && depth !== 'infinity') throw new BadRequestError('Depth must be 0, 1 or infinity')
+  return depth
+}
+
+const resourceOf = (found: Found | undefined, target: Target): Resource => ({ path: target.path, folder: found ? found.kind === 'folder' : target.slash })
+
+/**
+ * The If header checked (412 when it does not hold), and the locks bearing on `writes` checked
+ * against the tokens it submits (423). A request without If submits none.
+ */
+async function checkWrite ({ files, locks }: DavServices, request: FastifyRequest, writes: Write[]) {
+  const header = request.headers.if
+  const lists = typeof header === 'string' ? parseIf(header) : []
+  if (lists.length > 0) {
+    const own = targetOf(request.url)
+    const stateOf = async (resource: string | undefined): Promise<ResourceState> => {
+      let target = own
+      if (resource !== undefined) {
+        try {
+          target = targetOf(new URL(resource, `http://${request.headers.host ?? 'localhost'}`).pathname)
+        } catch {
+          return { tokens: new Set() }
+        }
+      }
+      const found = await find(files, request.userId, target.path)
+      const held = await locks.bearingOn(request.userId, { ...resourceOf(found, target), membership: false })
+      return { etag: found?.kind === 'file' ? found.entry.etag : undefined, tokens: new Set(held.map((lock) => lock.token)) }
+    }
+    if (!await ifHolds(lists, stateOf)) throw preconditionFailed()
+  }
+  await locks.checkUnlocked(request.userId, writes, submittedTokens(lists))
+}
+
+export function davMethods (services: DavServices) {
+  const { files, locks, properties, quotas } = services
+
+  async function propfind (request: FastifyRequest, reply: FastifyReply) {
+    const target = targetOf(request.url)
+    const depth = depthOf(request, 'infinity')
+    if (depth === 'infinity') throw new DavError(403, 'PROPFIND with Depth: infinity is not served: ask Depth 1, folder by folder', 'propfind-finite-depth')
+    const text = await bodyText(request, MAX_XML_BYTES)
+    const asked = propfindRequestOf(text === undefined ? undefined : davRoot(parseXml(text), 'propfind'))
+    const found = await find(files, request.userId, target.path)
+    if (!found) throw new NotFoundError(`no file or folder at ${target.path}`)
+    const wantsQuota = asked.kind === 'prop' && asked.names.some((name) => name.namespace === DAV && name.name.startsWith('quota-'))
+    const usage = wantsQuota ? await quotas.usage(ownerOf(request)) : undefined
+    const quota = usage && { usedBytes: usage.usedBytes, availableBytes: usage.quotaBytes === null ? undefined : Math.max(0, usage.quotaBytes - usage.usedBytes) }
+    const userId = request.userId
+    const now = new Date()
+    const lockScope = { ...resourceOf(found, target), membership: false }
+    const held = await locks.bearingOn(userId, depth === '1' && found.kind === 'folder' ? lockScope : { ...lockScope, folder: false })
+    const onEntry = (entry: Entry) => held.filter((lock) => lock.path === keyOf(entry) || (lock.depth === 'infinity' && keyOf(entry).startsWith(lock.path)))
+    const wantsDead = asked.kind !== 'prop' || asked.names.some((name) => !isLive(name))
+    const deadOf = async (paths: string[]) => wantsDead ? await properties.listEach(userId, paths) : new Map<string, DeadProperty[]>()
+
+    const self = responseXml(found.entry, asked, (await deadOf([keyOf(found.entry)])).get(keyOf(found.entry)) ?? [], { locks: onEntry(found.entry), quota, now })
+    reply.code(207).header('content-type', MULTISTATUS_TYPE)
+    if (depth === '0' || found.kind === 'file') return reply.send(`${XML_DECLARATION}<D:multistatus xmlns:D="DAV:">${self}</D:multistatus>`)
+    return reply.send(Readable.from(folderListing(userId, target.path, asked, self, { deadOf, onEntry, quota, now })))
+  }
+
+  /** A folder's multistatus, a page of its entries at a time: memory does not follow its length. */
+  async function * folderListing (userId: string, folder: string, asked: PropfindRequest, self: string,
+    { deadOf, onEntry, quota, now }: { deadOf: (paths: string[]) => Promise<Map<string, DeadProperty[]>>, onEntry: (entry: Entry) => DavLock[], quota: LiveQuota, now: Date }) {
+    yield `${XML_DECLARATION}<D:multistatus xmlns:D="DAV:">${self}`
+    const prefix = folder === '' ? '' : `${folder}/`
+    let continuationToken: string | undefined
+    do {
+      const page = await files.list(userId, { prefix, delimiter: '/', continuationToken })
+      const entries: Entry[] = [
+        ...(page.folders ?? []).map((path) => ({ path: path.slice(0, -1), folder: true })),
+        ...page.files.map((file) => ({ path: file.key, folder: false, size: file.size, lastModified: new Date(file.lastModified), etag: file.etag }))
+      ]
+      const dead = await deadOf(entries.map(keyOf))
+      let chunk = ''
+      for (const entry of entries) chunk += responseXml(entry, asked, dead.get(keyOf(entry)) ?? [], { locks: onEntry(entry), quota, now })
+      yield chunk
+      continuationToken = page.isTruncated ? page.continuationToken : undefined
+    } while (continuationToken)
+    yield '</D:multistatus>'
+  }
+
+  async function proppatch (request: FastifyRequest, reply: FastifyReply) {
+    const target = targetOf(request.url)
+    const text = await bodyText(request, MAX_XML_BYTES)
+    if (text === undefined) throw new BadRequestError('PROPPATCH needs a DAV:propertyupdate body')
+    const root = davRoot(parseXml(text), 'propertyupdate')
+    const found = await find(files, request.userId, target.path)
+    if (!found) throw new NotFoundError(`no file or folder at ${target.path}`)
+    const resource = resourceOf(found, target)
+    await checkWrite(services, request, [{ ...resource, membership: false }])
+    const changes: Array<{ set?: DeadProperty, remove?: PropertyName }> = []
+    for (const instruction of childElements(root).filter((child) => child.namespaceURI === DAV && (child.localName === 'set' || child.localName === 'remove'))) {
+      const prop = davChild(instruction, 'prop')
+      for (const element of prop ? childElements(prop) : []) {
+        const name = nameOf(element)
+        changes.push(instruction.localName === 'set' ? { set: { ...name, value: contentOf(element) } } : { remove: name })
+      }
+    }
+    const names = changes.map((change) => elementXml(change.set ?? change.remove!))
+    const protectedOnes = changes.filter((change) => isLive(change.set ?? change.remove!))
+    let statuses: Map<number, string[]>
+    if (protectedOnes.length > 0) {
+      // All or nothing: the protected ones refused, the rest not done because of them.
+      const refused = new Set(protectedOnes)
+      statuses = new Map([[403, changes.filter((change) => refused.has(change)).map((change) => elementXml(change.set ?? change.remove!))], [424, changes.filter((change) => !refused.has(change)).map((change) => elementXml(change.set ?? change.remove!))]])
+    } else {
+      let tooMuch = false
+      await properties.patch(request.userId, keyOf(resource), changes, (after) => {
+        if (weightOf(after) > services.maxPropertyBytes) {
+          tooMuch = true
+          throw new TooMuch()
+        }
+      }).catch((error: unknown) => { if (!(error instanceof TooMuch)) throw error })
+      statuses = new Map([[tooMuch ? 507 : 200, names]])
+    }
+    const href = hrefOf(target.path, resource.folder)
+    return reply.code(207).header('content-type', MULTISTATUS_TYPE)
+      .send(`${XML_DECLARATION}<D:multistatus xmlns:D="DAV:"><D:response><D:href>${escapeXml(href)}</D:href>${propstats(statuses)}</D:response></D:multistatus>`)
+  }
+
+  async function get (request: FastifyRequest, reply: FastifyReply) {
+    const { path } = targetOf(request.url)
+    if (path === '' || (await find(files, request.userId, path))?.kind === 'folder') {
+      throw new DavError(405, 'a folder has no content to GET: list it with PROPFIND')
+    }
+    if (request.method === 'GET') return serveRawFile(files, request, reply, request.userId, path)
+    const file = await files.head(request.userId, path)
+    sendRawHeaders(reply, file, path)
+    if (isNotModified(file, readConditions(request.headers))) return reply.code(304).send()
+    return reply.header('content-length', file.size).send()
+  }
+
+  async function put (request: FastifyRequest, reply: FastifyReply) {
+    const { path, slash } = targetOf(request.url)
+    if (path === '' || slash) throw new DavError(405, 'a folder cannot be written with PUT: make it with MKCOL')
+    const found = await find(files, request.userId, path)
+    if (found?.kind === 'folder') throw new DavError(405, 'a folder has that name')
+    await requireParent(files, request.userId, path)
+    await checkWrite(services, request, [{ path, folder: false, membership: !found }])
+    const given = request.headers['content-type']
+    const contentType = given !== undefined && isFileMediaType(given) ? given : DEFAULT_CONTENT_TYPE
+    await receiveRawFile(files, services.uploadMemory, request, reply, ownerOf(request), path, { contentType })
+    return reply.code(found ? 204 : 201).send()
+  }
+
+  async function mkcol (request: FastifyRequest, reply: FastifyReply) {
+    const { path } = targetOf(request.url)
+    if (await bodyText(request, MAX_XML_BYTES) !== undefined) throw new UnsupportedMediaTypeError('MKCOL with a body is not supported')
+    if (path === '' || await find(files, request.userId, path)) throw new DavError(405, 'something exists at that URL already')
+    await requireParent(files, request.userId, path)
+    await checkWrite(services, request, [{ path, folder: true, membership: true }])
+    await files.makeFolder(request.userId, path)
+    return reply.code(201).send()
+  }
+
+  /** A file or a folder (and all under it) gone: files to the trash, with their locks and properties. */
+  async function remove (userId: string, found: Found) {
+    if (found.kind === 'file') await files.delete(userId, found.entry.path)
+    else await deleteFolder(files, userId, `${found.entry.path}/`)
+    await locks.releaseAt(userId, found.entry)
+    if (found.kind === 'folder') await properties.remove(userId, keyOf(found.entry))
+  }
+
+  async function del (request: FastifyRequest, reply: FastifyReply) {
+    const target = targetOf(request.url)
+    if (target.path === '') throw new DavError(403, 'your root cannot be deleted')
+    const found = await find(files, request.userId, target.path)
+    if (!found) throw new NotFoundError(`no file or folder at ${target.path}`)
+    await checkWrite(services, request, [{ ...found.entry, membership: true }])
+    if (found.kind === 'file') {
+      // As the raw DELETE: If-Match applies.
+      await files.delete(request.userId, target.path, writePreconditions(request.headers))
+      await locks.releaseAt(request.userId, found.entry)
+    } else await remove(request.userId, found)
+    return reply.code(204).send()
+  }
+
+  async function copyOrMove (request: FastifyRequest, reply: FastifyReply) {
+    const operation = request.method === 'COPY' ? 'copy' : 'move'
+    const source = targetOf(request.url)
+    const destination = destinationOf(request.headers.destination as string | undefined, request.headers.host)
+    const overwrite = String(request.headers.overwrite ?? 'T').trim().toUpperCase()
+    if (overwrite !== 'T' && overwrite !== 'F') throw new BadRequestError('Overwrite must be T or F')
+    const userId = request.userId
+    const found = await find(files, userId, source.path)
+    if (!found) throw new NotFoundError(`no file or folder at ${source.path}`)
+    const depth = depthOf(request, 'infinity')
+    if (depth === '1' || (operation === 'move' && depth !== 'infinity' && found.kind === 'folder')) throw new BadRequestError(`Depth ${depth} is not one ${request.method} takes here`)
+    if (source.path === '' || destination.path === '') throw new DavError(403, 'your root cannot be copied, moved or replaced')
+    if (source.path === destination.path) throw new DavError(403, 'the source and the destination are the same')
+    if (found.kind === 'folder' && `${destination.path}/`.startsWith(`${source.path}/`)) throw new DavError(403, 'a folder cannot be put inside itself')
+    const existing = await find(files, userId, destination.path)
+    if (existing && overwrite === 'F') throw preconditionFailed('the destination exists and Overwrite is F')
+    await requireParent(files, userId, destination.path)
+    const writes: Write[] = [{ path: destination.path, folder: found.kind === 'folder' || existing?.kind === 'folder', membership: !existing }]
+    if (operation === 'move') writes.push({ ...found.entry, membership: true })
+    await checkWrite(services, request, writes)
+    // A file replaces a file as a version of it; anything else that is there goes to the trash first.
+    if (existing && (existing.kind === 'folder' || found.kind === 'folder')) await remove(userId, existing)
+    const owner = ownerOf(request)
+    if (found.kind === 'file') {
+      await files[operation](owner, source.path, destination.path)
+    } else if (depth === '0') {
+      await files.makeFolder(userId, destination.path)
+    } else {
+      await files.makeFolder(userId, destination.path)
+      for (let done = false; !done;) {
+        done = !(await transferFolder(files, owner, operation, `${source.path}/`, `${destination.path}/`, { deadline: Date.now() + FOLDER_STEP_MS })).isTruncated
+      }
+    }
+    const from = keyOf(found.entry)
+    const to = keyOf({ path: destination.path, folder: found.kind === 'folder' })
+    // A moved file's properties go with it by the journal; a folder's own, and a copy's, here.
+    if (operation === 'copy') await properties.copy(userId, from, to, { deep: depth !== '0' })
+    else if (found.kind === 'folder') await properties.moveFolders(userId, from, to)
+    if (operation === 'move') {
+      await locks.releaseAt(userId, found.entry)
+      if (found.kind === 'folder') await files.removeFolder(userId, `${source.path}/`, { unlessEmpty: true })
+    }
+    return reply.code(existing ? 204 : 201).send()
+  }
+
+  async function lock (request: FastifyRequest, reply: FastifyReply) {
+    const target = targetOf(request.url)
+    const userId = request.userId
+    const text = await bodyText(request, MAX_XML_BYTES)
+    const timeoutSeconds = timeoutOf(request.headers.timeout as string | undefined)
+    let found = await find(files, userId, target.path)
+    if (text === undefined) {
+      // A refresh: the lock named by the If header, given its time again.
+      const token = [...submittedTokens(parseIf(String(request.headers.if ?? '')))][0]
+      const refreshed = await locks.refresh(userId, resourceOf(found, target), token, timeoutSeconds)
+      return reply.code(200).header('content-type', MULTISTATUS_TYPE)
+        .send(`${XML_DECLARATION}<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLockXml(refreshed, new Date())}</D:lockdiscovery></D:prop>`)
+    }
+    const info = davRoot(parseXml(text), 'lockinfo')
+    const scopeElement = davChild(info, 'lockscope')
+    const scope = scopeElement && davChild(scopeElement, 'shared') ? 'shared' : scopeElement && davChild(scopeElement, 'exclusive') ? 'exclusive' : undefined
+    if (!scope) throw new BadRequestError('a LOCK names its lockscope: exclusive or shared')
+    const type = davChild(info, 'locktype')
+    if (!type || !davChild(type, 'write')) throw new BadRequestError('only write locks are served')
+    const ownerElement = davChild(info, 'owner')
+    const depth = depthOf(request, 'infinity')
+    if (depth === '1') throw new BadRequestError('a LOCK\'s Depth is 0 or infinity')
+    let created = false
+    if (!found) {
+      // A lock on an unmapped URL makes an empty file, locked (RFC 4918 §7.3).
+      if (target.slash) throw new NotFoundError(`no folder at ${target.path}`)
+      await requireParent(files, userId, target.path)
+      await checkWrite(services, request, [{ path: target.path, folder: false, membership: true }])
+      await files.write(ownerOf(request), target.path, [], { contentType: DEFAULT_CONTENT_TYPE, length: 0 })
+      found = await find(files, userId, target.path)
+      created = true
+    }
+    const taken = await locks.lock(userId, resourceOf(found, target), { depth: depth === '0' ? '0' : 'infinity', scope, owner: ownerElement ? contentOf(ownerElement as Element) : '', timeoutSeconds })
+    return reply.code(created ? 201 : 200).header('content-type', MULTISTATUS_TYPE).header('lock-token', `<${taken.token}>`)
+      .send(`${XML_DECLARATION}<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLockXml(taken, new Date())}</D:lockdiscovery></D:prop>`)
+  }
+
+  async function unlock (request: FastifyRequest, reply: FastifyReply) {
+    const target = targetOf(request.url)
+    const token = lockTokenOf(request.headers['lock-token'] as string | undefined)
+    const found = await find(files, request.userId, target.path)
+    await locks.unlock(request.userId, resourceOf(found, target), token)
+    return reply.code(204).send()
+  }
+
+  return { propfind, proppatch, get, put, mkcol, delete: del, copy: copyOrMove, move: copyOrMove, lock, unlock }
+}
+
+class TooMuch extends Error {}
+
+type LiveQuota = { usedBytes: number, availableBytes?: number } | undefined

@@ -1,0 +1,133 @@
+import type { Element } from '@xmldom/xmldom'
+import { XMLSerializer } from '@xmldom/xmldom'
+import type { DavLock, DeadProperty, PropertyName } from '../db/webdav.js'
+import { BadRequestError } from '../errors.js'
+import { hrefOf } from './paths.js'
+import { childElements, DAV, davChild, elementXml, escapeXml } from './xml.js'
+
+/** A file or folder as PROPFIND describes it. What a folder's listing does not tell (a file's type) is left out. */
+export interface Entry {
+  path: string
+  folder: boolean
+  size?: number
+  lastModified?: Date
+  etag?: string
+  contentType?: string
+}
+
+/** What a PROPFIND asks: every property (and `include`d ones), their names, or the properties named. */
+export type PropfindRequest =
+  | { kind: 'allprop', include: PropertyName[] }
+  | { kind: 'propname' }
+  | { kind: 'prop', names: PropertyName[] }
+
+/** What the live properties need beside the entry: the locks on it, and the user's usage for RFC 4331's quota properties. */
+export interface LiveContext {
+  locks: DavLock[]
+  quota?: { usedBytes: number, availableBytes?: number }
+  now: Date
+}
+
+// RFC 4331's properties are given only when named, as it says.
+const NAMED_ONLY = new Set(['quota-available-bytes', 'quota-used-bytes'])
+
+/** The lock as lockdiscovery and a LOCK answer show it. */
+export function activeLockXml (lock: DavLock, now: Date): string {
+  const seconds = Math.max(0, Math.round((lock.expiresAt.getTime() - now.getTime()) / 1000))
+  const root = lock.path === '' || lock.path.endsWith('/') ? hrefOf(lock.path.replace(/\/$/, ''), true) : hrefOf(lock.path, false)
+  return '<D:activelock><D:locktype><D:write/></D:locktype>' +
+    `<D:lockscope><D:${lock.scope}/></D:lockscope><D:depth>${lock.depth === 'infinity' ? 'infinity' : '0'}</D:depth>` +
+    (lock.owner === '' ? '' : `<D:owner>${lock.owner}</D:owner>`) +
+    `<D:timeout>Second-${seconds}</D:timeout><D:locktoken><D:href>${escapeXml(lock.token)}</D:href></D:locktoken>` +
+    `<D:lockroot><D:href>${escapeXml(root)}</D:href></D:lockroot></D:activelock>`
+}
+
+const SUPPORTED_LOCK = ['exclusive', 'shared'].map((scope) => `<D:lockentry><D:lockscope><D:${scope}/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>`).join('')
+
+/** The live properties of `entry` that it has, by name in DAV:, as XML content. */
+function liveProperties (entry: Entry, { locks, quota, now }: LiveContext): Map<string, string> {
+  const live = new Map<string, string>()
+  const name = entry.path.split('/').at(-1) ?? ''
+  live.set('displayname', escapeXml(name))
+  live.set('resourcetype', entry.folder ? '<D:collection/>' : '')
+  if (entry.lastModified) {
+    live.set('creationdate', entry.lastModified.toISOString())
+    live.set('getlastmodified', entry.lastModified.toUTCString())
+  }
+  if (!entry.folder) {
+    if (entry.size !== undefined) live.set('getcontentlength', String(entry.size))
+    if (entry.etag !== undefined) live.set('getetag', escapeXml(entry.etag))
+    if (entry.contentType !== undefined) live.set('getcontenttype', escapeXml(entry.contentType))
+  }
+  live.set('supportedlock', SUPPORTED_LOCK)
+  live.set('lockdiscovery', locks.map((lock) => activeLockXml(lock, now)).join(''))
+  if (quota) {
+    live.set('quota-used-bytes', String(quota.usedBytes))
+    if (quota.availableBytes !== undefined) live.set('quota-available-bytes', String(quota.availableBytes))
+  }
+  return live
+}
+
+/** Whether a property of DAV: is one this server keeps itself (and so cannot be set). */
+export const isLive = ({ namespace, name }: PropertyName) => namespace === DAV && ['creationdate', 'displayname', 'getcontentlength', 'getcontenttype', 'getetag', 'getlastmodified', 'resourcetype', 'supportedlock', 'lockdiscovery', 'quota-available-bytes', 'quota-used-bytes'].includes(name)
+
+const STATUS_TEXT: Record<number, string> = { 200: 'OK', 403: 'Forbidden', 404: 'Not Found', 424: 'Failed Dependency', 507: 'Insufficient Storage' }
+export const statusLine = (status: number) => `HTTP/1.1 ${status} ${STATUS_TEXT[status]}`
+
+/** One `<D:propstat>` per status, of the properties given. */
+export function propstats (byStatus: Map<number, string[]>): string {
+  let xml = ''
+  for (const [status, properties] of byStatus) {
+    if (properties.length > 0) xml += `<D:propstat><D:prop>${properties.join('')}</D:prop><D:status>${statusLine(status)}</D:status></D:propstat>`
+  }
+  return xml
+}
+
+/** The `<D:response>` of `entry` for `request`: found properties under 200, those named and missing under 404. */
+export function responseXml (entry: Entry, request: PropfindRequest, dead: DeadProperty[], context: LiveContext): string {
+  const live = liveProperties(entry, context)
+  const found: string[] = []
+  const missing: string[] = []
+  if (request.kind === 'propname') {
+    for (const name of live.keys()) if (!NAMED_ONLY.has(name)) found.push(`<D:${name}/>`)
+    for (const property of dead) found.push(elementXml(property))
+  } else {
+    const named = request.kind === 'prop' ? request.names : request.include
+    if (request.kind === 'allprop') {
+      for (const [name, value] of live) if (!NAMED_ONLY.has(name)) found.push(elementXml({ namespace: DAV, name }, value))
+      for (const property of dead) found.push(elementXml(property, property.value))
+    }
+    for (const wanted of named) {
+      if (request.kind === 'allprop' && !(wanted.namespace === DAV && NAMED_ONLY.has(wanted.name))) continue
+      const value = wanted.namespace === DAV ? live.get(wanted.name) : undefined
+      const property = value === undefined ? dead.find((one) => one.namespace === wanted.namespace && one.name === wanted.name) : undefined
+      if (value !== undefined) found.push(elementXml(wanted, value))
+      else if (property) found.push(elementXml(property, property.value))
+      else missing.push(elementXml(wanted))
+    }
+  }
+  const href = hrefOf(entry.path, entry.folder)
+  return `<D:response><D:href>${escapeXml(href)}</D:href>${propstats(new Map([[200, found], [404, missing]]))}</D:response>`
+}
+
+/** A property element's name. */
+export const nameOf = (element: Element): PropertyName => ({ namespace: element.namespaceURI ?? '', name: element.localName ?? element.nodeName })
+
+/** A PROPFIND body's request: allprop when there is none. */
+export function propfindRequestOf (root: Element | undefined): PropfindRequest {
+  if (!root) return { kind: 'allprop', include: [] }
+  if (davChild(root, 'propname')) return { kind: 'propname' }
+  const prop = davChild(root, 'prop')
+  if (prop) return { kind: 'prop', names: childElements(prop).map(nameOf) }
+  if (davChild(root, 'allprop')) {
+    const include = davChild(root, 'include')
+    return { kind: 'allprop', include: include ? childElements(include).map(nameOf) : [] }
+  }
+  throw new BadRequestError('a PROPFIND body names allprop, propname or prop')
+}
+
+/** A property's content as it was sent: its children as XML, their namespaces declared within. */
+export function contentOf (element: Element): string {
+  const serializer = new XMLSerializer()
+  return Array.from(element.childNodes as unknown as ArrayLike<Element>).map((child) => serializer.serializeToString(child)).join('')
+}
