@@ -259,6 +259,10 @@ export function davMethods (services: DavServices) {
     // A file replaces a file as a version of it; anything else that is there goes to the trash first.
     if (existing && (existing.kind === 'folder' || found.kind === 'folder')) await remove(userId, existing)
     const owner = ownerOf(request)
+    const from = keyOf(found.entry)
+    const to = keyOf({ path: destination.path, folder: found.kind === 'folder' })
+    // A moved folder's own properties (and its folders') go first: its folders' deletes on the way take theirs.
+    if (operation === 'move' && found.kind === 'folder') await properties.moveFolders(userId, from, to)
     if (found.kind === 'file') {
       await files[operation](owner, source.path, destination.path)
     } else if (depth === '0') {
@@ -269,11 +273,8 @@ export function davMethods (services: DavServices) {
         done = !(await transferFolder(files, owner, operation, `${source.path}/`, `${destination.path}/`, { deadline: Date.now() + FOLDER_STEP_MS })).isTruncated
       }
     }
-    const from = keyOf(found.entry)
-    const to = keyOf({ path: destination.path, folder: found.kind === 'folder' })
-    // A moved file's properties go with it by the journal; a folder's own, and a copy's, here.
+    // A moved file's properties go with it by the journal; a copy's are copied here.
     if (operation === 'copy') await properties.copy(userId, from, to, { deep: depth !== '0' })
-    else if (found.kind === 'folder') await properties.moveFolders(userId, from, to)
     if (operation === 'move') {
       await locks.releaseAt(userId, found.entry)
       if (found.kind === 'folder') await files.removeFolder(userId, `${source.path}/`, { unlessEmpty: true })

@@ -47,6 +47,7 @@ export function destinationOf (header: string | undefined, host: string | undefi
   } catch {
     throw new BadRequestError('the Destination header is not a URL')
   }
-  if (host !== undefined && url.host.toLowerCase() !== host.toLowerCase()) throw new DavError(502, 'the Destination is on another server')
+  // Compared as URLs: a default port may be written or not.
+  if (host !== undefined && url.host !== new URL(`http://${host}`).host) throw new DavError(502, 'the Destination is on another server')
   return targetOf(url.pathname)
 }

@@ -6,8 +6,10 @@ import { BadRequestError, PayloadTooLargeError } from '../errors.js'
 
 export const DAV = 'DAV:'
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' }
-export const escapeXml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c])
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }
+/** Text for an element's content (an ETag's quotes stay quotes). */
+export const escapeXml = (text: string) => text.replace(/[&<>]/g, (c) => ESCAPES[c])
+const escapeAttribute = (text: string) => text.replace(/[&<>"]/g, (c) => ESCAPES[c])
 
 export const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>\n'
 
@@ -56,7 +58,7 @@ export function davRoot (document: Document, name: string): Element {
 /** An element named by a namespace and a local name, written with a prefix of its own. */
 export function elementXml ({ namespace, name }: { namespace: string, name: string }, content?: string): string {
   if (namespace === DAV) return content === undefined || content === '' ? `<D:${name}/>` : `<D:${name}>${content}</D:${name}>`
-  const declared = namespace === '' ? `<${name} xmlns=""` : `<x:${name} xmlns:x="${escapeXml(namespace)}"`
+  const declared = namespace === '' ? `<${name} xmlns=""` : `<x:${name} xmlns:x="${escapeAttribute(namespace)}"`
   const close = namespace === '' ? name : `x:${name}`
   return content === undefined || content === '' ? `${declared}/>` : `${declared}>${content}</${close}>`
 }
