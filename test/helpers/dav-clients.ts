@@ -21,7 +21,7 @@ const LOCK_FINDER = '<?xml version="1.0" encoding="utf-8"?>\n<D:lockinfo xmlns:D
 export function finderSequence (name: string, renamed: string, content: Buffer): DavStep[] {
   const agent = { 'user-agent': 'WebDAVFS/3.0.0 (03008000) Darwin/22.1.0 (arm64)' }
   const finder = (step: DavStep): DavStep => ({ ...step, headers: { ...agent, ...step.headers } })
-  return [
+  const steps: DavStep[] = [
     { method: 'OPTIONS', path: '', expect: [200] },
     { method: 'PROPFIND', path: '', headers: { depth: '0', 'content-type': 'text/xml' }, body: PROPFIND_FINDER, expect: [207] },
     { method: 'PROPFIND', path: '', headers: { depth: '0', 'content-type': 'text/xml' }, body: QUOTA_FINDER, expect: [207] },
@@ -45,7 +45,8 @@ export function finderSequence (name: string, renamed: string, content: Buffer):
     { method: 'DELETE', path: renamed, expect: [204] },
     { method: 'DELETE', path: `._${renamed}`, expect: [204] },
     { method: 'PROPFIND', path: '', headers: { depth: '1', 'content-type': 'text/xml' }, body: PROPFIND_FINDER, expect: [207] }
-  ].map(finder)
+  ]
+  return steps.map(finder)
 }
 
 const PROPFIND_WINDOWS = '<?xml version="1.0" encoding="utf-8" ?><D:propfind xmlns:D="DAV:"><D:prop><D:creationdate/><D:displayname/><D:getcontentlength/><D:getcontenttype/><D:getetag/><D:getlastmodified/><D:resourcetype/></D:prop></D:propfind>'
@@ -58,7 +59,7 @@ const WIN32_TIMES = '<?xml version="1.0" encoding="utf-8" ?><D:propertyupdate xm
 export function windowsSequence (name: string, renamed: string, content: Buffer): DavStep[] {
   const agent = { 'user-agent': 'Microsoft-WebDAV-MiniRedir/10.0.19045', translate: 'f' }
   const windows = (step: DavStep): DavStep => ({ ...step, headers: { ...agent, ...step.headers } })
-  return [
+  const steps: DavStep[] = [
     { method: 'OPTIONS', path: '', expect: [200] },
     { method: 'PROPFIND', path: '', headers: { depth: '0' }, body: PROPFIND_WINDOWS, expect: [207] },
     { method: 'PROPFIND', path: '', headers: { depth: '1' }, body: PROPFIND_WINDOWS, expect: [207] },
@@ -73,5 +74,6 @@ export function windowsSequence (name: string, renamed: string, content: Buffer)
     { method: 'MOVE', path: name, headers: { destination: `{origin}/dav/${encodeURIComponent(renamed)}`, overwrite: 'F' }, expect: [201] },
     { method: 'PROPFIND', path: renamed, headers: { depth: '0' }, body: PROPFIND_WINDOWS, expect: [207] },
     { method: 'DELETE', path: renamed, expect: [204] }
-  ].map(windows)
+  ]
+  return steps.map(windows)
 }
