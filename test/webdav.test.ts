@@ -49,7 +49,7 @@ const lockBody = (scope: 'exclusive' | 'shared', owner = 'tester') =>
 const tokenOf = (headers: Record<string, unknown>) => /^<(.+)>$/.exec(String(headers['lock-token']))![1]
 
 t.test('authentication: OPTIONS answers anyone; a 401 offers Basic beside Bearer; Basic with an API key and a JWT both work; wrong Basic passwords count against the address and never reach the log', async (t) => {
-  const { app, dav, key, logs } = await setup(t, { env: { AUTH_FAILURES_PER_ADDRESS: '3' } })
+  const { app, dav, key, logs } = await setup(t, { env: { AUTH_FAILURES_PER_ADDRESS: '3', METRICS_PORT: '0' } })
   const options = await app.inject({ method: 'OPTIONS', url: '/dav/' })
   t.equal(options.statusCode, 200)
   t.match(options.headers, { dav: '1, 2', 'ms-author-via': 'DAV', allow: /PROPFIND.*LOCK/ })
@@ -66,6 +66,9 @@ t.test('authentication: OPTIONS answers anyone; a 401 offers Basic beside Bearer
   t.equal((await dav('PROPFIND', '', { headers: { depth: '0' } })).statusCode, 207, 'a key verified before still works')
   t.notOk(logs.text().includes(wrong.slice(15)) || logs.text().includes(key.slice(15)), 'no password in the log')
   t.notOk(logs.text().includes(Buffer.from(`alice:${wrong}`).toString('base64')), 'nor the header')
+  const metrics = await app.stowageMetrics!.registry.metrics()
+  t.match(metrics, /stowage_http_requests_total\{route="\/dav\/",method="PROPFIND",status="207"\} 3/, 'WebDAV\'s requests are counted')
+  t.match(metrics, /stowage_auth_attempts_total\{method="basic",result="refused"\} 3/)
 })
 
 t.test('PROPFIND: Depth 0 and 1, allprop, prop, propname, quota; infinity refused; malformed bodies 400', async (t) => {
