@@ -19,6 +19,7 @@ import { measureFsListing, measureOneLevelPages } from './fs-listing.js'
 import { copyAndMove, keepingAVersion, zipAgainstRaw } from './file-operations.js'
 import { startCountingReceiver, waitingPolls, wakeAcross } from './changes.js'
 import { multipartGrowth, presignedAgainstRaw } from './s3.js'
+import { davAgainstRaw, propfindOfFolder } from './webdav.js'
 import { measureKeyVerification } from './key-verification.js'
 import { atLeast, atMost, createBudgets } from './budgets.js'
 import { compareThroughput, transferGrowth, tusAgainstRaw, type StreamingTarget } from './streaming.js'
@@ -347,6 +348,27 @@ async function main () {
         }
       }
     }
+    /** WebDAV against the raw routes, on each driver, and a PROPFIND of a folder of 10,000 files. */
+    async function measureWebdav () {
+      console.log('\nWebDAV (node:http loops of 10 connections; Basic with an API key against Bearer with the same key)')
+      for (const driver of ['fs', 's3']) {
+        const service = await freshService(driver)
+        try {
+          const { rawGet, davGet, rawPut, davPut } = await davAgainstRaw(service)
+          console.log(`${driver}: GET 1 MiB raw ${rawGet.toFixed(0)} req/s, WebDAV ${davGet.toFixed(0)} req/s; PUT 64 KiB raw ${rawPut.toFixed(0)} req/s, WebDAV ${davPut.toFixed(0)} req/s`)
+          check(`${driver}: WebDAV GET 1 MiB / raw GET`, davGet / rawGet, atLeast(0.9))
+          check(`${driver}: WebDAV PUT 64 KiB / raw PUT`, davPut / rawPut, atLeast(0.9))
+          if (driver === 'fs') {
+            const { listMs, propfindMs, growth } = await propfindOfFolder(service, 10_000)
+            console.log(`fs: a folder of 10,000 files: every page of GET /api/files ${listMs.toFixed(0)} ms, PROPFIND Depth 1 ${propfindMs.toFixed(0)} ms`)
+            check('fs: PROPFIND Depth 1 of 10,000 files, server RSS growth (MiB)', growth / 1048576, atMost(32))
+            check('fs: PROPFIND Depth 1 of 10,000 files / every page of GET /api/files (time)', propfindMs / listMs, atMost(2))
+          }
+        } finally {
+          service.child.kill('SIGTERM')
+        }
+      }
+    }
     /** Raw PUTs on a service whose user has a webhook (its receiver here, on loopback) against one without. */
     async function measureWebhookWrites () {
       const receiver = await startCountingReceiver()
@@ -500,6 +522,7 @@ async function main () {
     if (process.env.BENCH_ONLY === 'writes') return await measureWrites()
     if (process.env.BENCH_ONLY === 'changes') return await measureChanges()
     if (process.env.BENCH_ONLY === 's3') return await measureS3()
+    if (process.env.BENCH_ONLY === 'webdav') return await measureWebdav()
     if (process.env.BENCH_ONLY === 'json') {
       await measureJsonPut()
       return await measureJsonGet()
@@ -604,6 +627,7 @@ async function main () {
     await measureWrites()
     await measureChanges()
     await measureS3()
+    await measureWebdav()
     await measureConsole()
 
     console.log()

@@ -1,48 +1,15 @@
 // The S3 endpoint (issue 35): presigned GETs of 1 MiB and PUTs of 64 KiB against the raw routes,
 // each a node:http loop on the same connections, in alternating rounds; and the server's peak memory
 // for a 1 GiB multipart upload through @aws-sdk/lib-storage.
-import { Agent, request } from 'node:http'
 import { Readable } from 'node:stream'
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 import { generatedFile } from '../test/helpers/streams.js'
+import { alternating, loop } from './http-loop.js'
 import { peakGrowth, type StreamingTarget } from './streaming.js'
 
-const CONNECTIONS = 10
 const MIB = 1024 * 1024
-
-/** Requests/s of `method url` on CONNECTIONS kept-alive connections for `seconds`; any answer but 200 fails it. */
-async function loop (url: string, { method = 'GET', headers = {}, body }: { method?: string, headers?: Record<string, string>, body?: Buffer }, seconds: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS })
-  const until = performance.now() + seconds * 1000
-  let done = 0
-  const once = () => new Promise<void>((resolve, reject) => {
-    request(url, { method, agent, headers }, (response) => {
-      response.resume().on('end', () => response.statusCode === 200 ? resolve() : reject(new Error(`${method} ${url}: ${response.statusCode}`)))
-    }).on('error', reject).end(body)
-  })
-  const started = performance.now()
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    for (; performance.now() < until; done++) await once()
-  }))
-  agent.destroy()
-  return done / ((performance.now() - started) / 1000)
-}
-
-/** Requests/s of each of `loops`, in `rounds` alternating rounds after a warm-up of each. */
-async function alternating (loops: Array<() => (seconds: number) => Promise<number>>, rounds = 4, seconds = 3) {
-  const runs = loops.map((make) => make())
-  for (const run of runs) await run(1)
-  const totals = runs.map(() => 0)
-  for (let round = 0; round < rounds; round++) {
-    for (let step = 0; step < runs.length; step++) {
-      const i = (round + step) % runs.length
-      totals[i] += await runs[i](seconds)
-    }
-  }
-  return totals.map((total) => total / rounds)
-}
 
 export interface S3Target extends StreamingTarget { s3Port: number }
 

@@ -92,7 +92,8 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
       const contentType = grant.contentType ?? DEFAULT_CONTENT_TYPE
       if ((request.headers['content-type'] ?? DEFAULT_CONTENT_TYPE) !== contentType) throw new ForbiddenError(`this link takes a file of type ${contentType} only`)
       if (grant.size !== undefined && request.headers['content-length'] !== String(grant.size)) throw new ForbiddenError(`this link takes a file of ${grant.size} bytes only`)
-      return receiveRawFile(files, options.uploadMemory, request, reply, { userId: grant.userId, orgId: grant.orgId ?? null }, grant.path, { contentType, maxBytes: grant.size })
+      const { replaced: _, ...written } = await receiveRawFile(files, options.uploadMemory, request, reply, { userId: grant.userId, orgId: grant.orgId ?? null }, grant.path, { contentType, maxBytes: grant.size })
+      return written
     })
   }
 

@@ -256,7 +256,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         if (conditional && error instanceof InsufficientStorageError) await publisher.look(key, preconditions)
         throw error
       })
-      return described(path, stored)
+      // `replaced`: whether a file stood there (WebDAV answers 201 or 204 by it); not part of the file API's answers.
+      return { ...described(path, stored), replaced: stored.replaced }
     },
 
     /** To the trash when it keeps files (resolving with the trash item's id), else at once. */
@@ -300,11 +301,18 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return { path: folder }
     },
 
-    /** Whether the folder exists: made on purpose, or holding anything. */
-    async folderExists (userId: string, path: string): Promise<boolean> {
+    /** Whether the folder exists: made on purpose, or holding anything (`besides` the file at that path). */
+    async folderExists (userId: string, path: string, { besides }: { besides?: string } = {}): Promise<boolean> {
       if (path === '') return true
-      const page = await store.list(userPrefix(userId) + checkFolderPath(path), { limit: 1 })
-      return page.objects.length > 0
+      const page = await store.list(userPrefix(userId) + checkFolderPath(path), { limit: 2 })
+      return page.objects.some((object) => besides === undefined || object.key !== keyOf(userId, besides))
+    },
+
+    /** Takes back a file this request has just created (it never stood for anyone): gone at once, not to the trash. */
+    async unwrite (userId: string, path: string, etag: string) {
+      await publisher.delete(keyOf(userId, path), { ifMatch: [etag] }).catch((error: unknown) => {
+        if (!(error instanceof PreconditionFailedError)) throw error
+      })
     },
 
     /** Removes an empty folder: 409 when it holds anything, 404 when there is none. `unlessEmpty`

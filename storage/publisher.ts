@@ -128,7 +128,7 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
       const change = { key, before, after, kept }
       await settle([change], settlement)
       await hooks.published?.(change)
-      return after
+      return { ...after, replaced: before !== undefined }
     } catch (error) {
       if (!keepStaged && !done) await staged.discard()
       throw error
@@ -159,7 +159,8 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
     const account = accountOf(key)
     if (!began && settlement.also && account) await count(account.userId, settlement.also)
     await hooks.published?.({ key, before, after: stored, kept })
-    return stored
+    // A member that joined another's turn replaced what that one published.
+    return { ...stored, replaced: !began || before !== undefined }
   }
 
   return {

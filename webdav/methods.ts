@@ -179,29 +179,44 @@ export function davMethods (services: DavServices) {
       .send(`${XML_DECLARATION}<D:multistatus xmlns:D="DAV:"><D:response><D:href>${escapeXml(href)}</D:href>${propstats(statuses)}</D:response></D:multistatus>`)
   }
 
+  /** As the raw routes; a folder (looked for only when no file is there) has nothing to GET. */
   async function get (request: FastifyRequest, reply: FastifyReply) {
     const { path } = targetOf(request.url)
-    if (path === '' || (await find(files, request.userId, path))?.kind === 'folder') {
-      throw new DavError(405, 'a folder has no content to GET: list it with PROPFIND')
+    const folder = () => new DavError(405, 'a folder has no content to GET: list it with PROPFIND')
+    if (path === '') throw folder()
+    try {
+      if (request.method === 'GET') return await serveRawFile(files, request, reply, request.userId, path)
+      const file = await files.head(request.userId, path)
+      sendRawHeaders(reply, file, path)
+      if (isNotModified(file, readConditions(request.headers))) return reply.code(304).send()
+      return reply.header('content-length', file.size).send()
+    } catch (error) {
+      if (error instanceof NotFoundError && await files.folderExists(request.userId, path)) throw folder()
+      throw error
     }
-    if (request.method === 'GET') return serveRawFile(files, request, reply, request.userId, path)
-    const file = await files.head(request.userId, path)
-    sendRawHeaders(reply, file, path)
-    if (isNotModified(file, readConditions(request.headers))) return reply.code(304).send()
-    return reply.header('content-length', file.size).send()
   }
 
+  /**
+   * A replacement costs what a raw PUT does (and the locks' lookup): what only a new file must
+   * satisfy (its folder there, no folder of its name) is looked at once it is written, and a new
+   * file that fails it is taken back (it never stood for anyone, and no earlier file was there).
+   */
   async function put (request: FastifyRequest, reply: FastifyReply) {
     const { path, slash } = targetOf(request.url)
     if (path === '' || slash) throw new DavError(405, 'a folder cannot be written with PUT: make it with MKCOL')
-    const found = await find(files, request.userId, path)
-    if (found?.kind === 'folder') throw new DavError(405, 'a folder has that name')
-    await requireParent(files, request.userId, path)
-    await checkWrite(services, request, [{ path, folder: false, membership: !found }])
+    await checkWrite(services, request, [{ path, folder: false, membership: true }])
     const given = request.headers['content-type']
     const contentType = given !== undefined && isFileMediaType(given) ? given : DEFAULT_CONTENT_TYPE
-    await receiveRawFile(files, services.uploadMemory, request, reply, ownerOf(request), path, { contentType })
-    return reply.code(found ? 204 : 201).send()
+    const written = await receiveRawFile(files, services.uploadMemory, request, reply, ownerOf(request), path, { contentType })
+    if (written.replaced) return reply.code(204).send()
+    const userId = request.userId
+    const [parentThere, folderNamed] = await Promise.all([files.folderExists(userId, parentOf(path), { besides: path }), files.folderExists(userId, path)])
+    if (!parentThere || folderNamed) {
+      await files.unwrite(userId, path, written.etag)
+      if (folderNamed) throw new DavError(405, 'a folder has that name')
+      throw new DavError(409, `the folder ${parentOf(path)} does not exist`)
+    }
+    return reply.code(201).send()
   }
 
   async function mkcol (request: FastifyRequest, reply: FastifyReply) {
