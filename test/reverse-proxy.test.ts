@@ -102,6 +102,12 @@ t.test("docs/deploy.md's nginx block passes names through untouched and uploads 
   const range = await fetch(`${proxy}/api/raw/media/large.bin`, { headers: { ...bearer(key), range: 'bytes=0-4' } })
   t.equal(range.status, 206)
   t.equal(await range.text(), 'first', 'ranges pass through')
+
+  const dav = await fetch(`${proxy}/dav/media/dav.bin`, { method: 'PUT', headers: bearer(key), body: large })
+  t.equal(dav.status, 201, 'a WebDAV PUT three times the JSON cap streams through /dav/')
+  const moved = await fetch(`${proxy}/dav/media/dav.bin`, { method: 'MOVE', headers: { ...bearer(key), destination: `${proxy}/dav/media/renamed.bin` } })
+  t.equal(moved.status, 201, 'a Destination naming the proxy is this server')
+  t.ok(Buffer.from(await (await fetch(`${proxy}/dav/media/renamed.bin`, { headers: bearer(key) })).arrayBuffer()).equals(large), 'whole')
 })
 
 t.test('behind that nginx, a resumable upload three times its body cap goes through in pieces', { skip }, async (t) => {
