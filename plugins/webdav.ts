@@ -60,11 +60,14 @@ export const webdavRoutes: FastifyPluginAsync<WebdavRoutesOptions> = async (app,
   const options = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.header('dav', '1, 2').header('ms-author-via', 'DAV').header('allow', ALLOWED).header('content-length', 0).send()
 
+  // Another protocol than the API's: not in the OpenAPI document (docs/api.md describes it).
+  const hidden = { hide: true }
   for (const url of [MOUNT, `${MOUNT}/`, `${MOUNT}/*`]) {
-    app.route({ method: 'OPTIONS', url, handler: options })
+    app.route({ method: 'OPTIONS', url, schema: hidden, handler: options })
     app.route({
       method: Object.keys(handlers),
       url,
+      schema: hidden,
       exposeHeadRoute: false,
       config: { basicAuth: true, streamedBody: true },
       onRequest: stowageAuthenticate,
