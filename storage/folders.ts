@@ -60,28 +60,38 @@ export async function transferFolder (
   }
 }
 
+/** A file a folder's delete left, and the status that says why. */
+export interface NotDeleted { path: string, status: number }
+
+// A folder's delete names at most this many files it left (memory stays bounded).
+const MOST_NOT_DELETED = 1000
+
 /**
  * Deletes the folder `folder` (ending in "/") and everything under it: each file to the trash as a
  * DELETE sends it, page by page, a few at a time, and the folders made on purpose. A file deleted
- * meanwhile is skipped; memory stays one page. Resolves with the files deleted.
+ * meanwhile is skipped; one `kept` says must stay (locked), or whose delete fails, is left and
+ * named in `notDeleted` (with its folders); memory stays one page.
  */
-export async function deleteFolder (service: FileService, userId: string, folder: string): Promise<number> {
+export async function deleteFolder (service: FileService, userId: string, folder: string, { kept = () => false }: { kept?: (path: string) => boolean } = {}) {
   checkPrefix(folder)
   let deleted = 0
+  const notDeleted: NotDeleted[] = []
+  const leave = (path: string, status: number) => { if (notDeleted.length < MOST_NOT_DELETED) notDeleted.push({ path, status }) }
   let continuationToken: string | undefined
   do {
     const page = await service.list(userId, { prefix: folder, continuationToken })
     await inGroups(page.files, TOGETHER, async (file) => {
+      if (kept(file.key)) return leave(file.key, 423)
       try {
         await service.delete(userId, file.key)
         deleted++
       } catch (error) {
-        if (!(error instanceof NotFoundError)) throw error
+        if (!(error instanceof NotFoundError)) leave(file.key, (error as { statusCode?: number }).statusCode ?? 500)
       }
     })
     // A folder's marker, once its files are gone (the listing goes on after its last key).
-    for (const made of page.folders ?? []) await service.removeFolder(userId, made, { unlessEmpty: true })
+    for (const made of page.folders ?? []) if (!kept(made)) await service.removeFolder(userId, made, { unlessEmpty: true })
     continuationToken = page.isTruncated ? page.continuationToken : undefined
   } while (continuationToken)
-  return deleted
+  return { deleted, notDeleted }
 }

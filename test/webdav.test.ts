@@ -280,6 +280,17 @@ t.test('locks: exclusive and shared, depth infinity on a folder, If headers, unm
   t.equal((await dav('DELETE', 'tree', { headers: { if: `(<${folderLock}>)` } })).statusCode, 204, 'gone, and its lock with it')
   t.equal((await dav('MKCOL', 'tree')).statusCode, 201)
 
+  // A locked member stays, the rest of its folder goes: 207 naming it.
+  await dav('MKCOL', 'mixed')
+  await dav('PUT', 'mixed/free.txt', { body: 'free' })
+  await dav('PUT', 'mixed/held.txt', { body: 'held' })
+  t.equal((await dav('LOCK', 'mixed/held.txt', { headers: { depth: '0' }, body: lockBody('exclusive') })).statusCode, 200)
+  const partial = await dav('DELETE', 'mixed')
+  t.equal(partial.statusCode, 207)
+  t.match(partial.body, /<D:href>\/dav\/mixed\/held.txt<\/D:href><D:status>HTTP\/1.1 423 Locked<\/D:status>/)
+  t.equal((await dav('GET', 'mixed/free.txt')).statusCode, 404, 'the rest went')
+  t.equal((await dav('GET', 'mixed/held.txt')).body, 'held', 'the locked one stayed, and its folder with it')
+
   const unmapped = await dav('LOCK', 'fresh.txt', { headers: { depth: '0', timeout: 'Second-1' }, body: lockBody('exclusive') })
   t.equal(unmapped.statusCode, 201, 'a lock on an unmapped URL makes an empty file')
   t.equal((await dav('GET', 'fresh.txt')).body, '')

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http'
 import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Element } from '@xmldom/xmldom'
@@ -68,7 +69,12 @@ const resourceOf = (found: Found | undefined, target: Target): Resource => ({ pa
  * The If header checked (412 when it does not hold), and the locks bearing on `writes` checked
  * against the tokens it submits (423). A request without If submits none.
  */
-async function checkWrite ({ files, locks }: DavServices, request: FastifyRequest, writes: Write[]) {
+async function checkWrite (services: DavServices, request: FastifyRequest, writes: Write[]) {
+  await services.locks.checkUnlocked(request.userId, writes, await submittedBy(services, request))
+}
+
+/** The lock tokens the request's If header submits, once the header holds (412 otherwise). */
+async function submittedBy ({ files, locks }: DavServices, request: FastifyRequest): Promise<Set<string>> {
   const header = request.headers.if
   const lists = typeof header === 'string' ? parseIf(header) : []
   if (lists.length > 0) {
@@ -88,7 +94,7 @@ async function checkWrite ({ files, locks }: DavServices, request: FastifyReques
     }
     if (!await ifHolds(lists, stateOf)) throw preconditionFailed()
   }
-  await locks.checkUnlocked(request.userId, writes, submittedTokens(lists))
+  return submittedTokens(lists)
 }
 
 export function davMethods (services: DavServices) {
@@ -240,15 +246,33 @@ export function davMethods (services: DavServices) {
   async function del (request: FastifyRequest, reply: FastifyReply) {
     const target = targetOf(request.url)
     if (target.path === '') throw new DavError(403, 'your root cannot be deleted')
-    const found = await find(files, request.userId, target.path)
+    const userId = request.userId
+    const found = await find(files, userId, target.path)
     if (!found) throw new NotFoundError(`no file or folder at ${target.path}`)
-    await checkWrite(services, request, [{ ...found.entry, membership: true }])
     if (found.kind === 'file') {
+      await checkWrite(services, request, [{ ...found.entry, membership: true }])
       // As the raw DELETE: If-Match applies.
-      await files.delete(request.userId, target.path, writePreconditions(request.headers))
-      await locks.releaseAt(request.userId, found.entry)
-    } else await remove(request.userId, found)
-    return reply.code(204).send()
+      await files.delete(userId, target.path, writePreconditions(request.headers))
+      await locks.releaseAt(userId, found.entry)
+      return reply.code(204).send()
+    }
+    // A folder: a lock on it or above it refuses the whole; one on a member keeps that member
+    // (RFC 4918 §9.6.1), and the rest goes.
+    const folder = keyOf(found.entry)
+    const submitted = await submittedBy(services, request)
+    const missing = (await locks.bearingOn(userId, { ...found.entry, membership: true })).filter((lock) => !submitted.has(lock.token))
+    const onFolder = missing.filter((lock) => lock.path === folder || !lock.path.startsWith(folder))
+    if (onFolder.length > 0) await locks.checkUnlocked(userId, [{ ...found.entry, membership: true }], submitted)
+    // A locked file, anything in a locked folder, and the folders that hold either.
+    const kept = (path: string) => missing.some((lock) => path === lock.path || (lock.path.endsWith('/') && path.startsWith(lock.path)) || (path.endsWith('/') && lock.path.startsWith(path)))
+    const { notDeleted } = await deleteFolder(files, userId, folder, { kept })
+    if (notDeleted.length === 0) {
+      await locks.releaseAt(userId, found.entry)
+      await properties.remove(userId, folder)
+      return reply.code(204).send()
+    }
+    const responses = notDeleted.map(({ path, status }) => `<D:response><D:href>${escapeXml(hrefOf(path.replace(/\/$/, ''), path.endsWith('/')))}</D:href><D:status>HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}</D:status></D:response>`)
+    return reply.code(207).header('content-type', MULTISTATUS_TYPE).send(`${XML_DECLARATION}<D:multistatus xmlns:D="DAV:">${responses.join('')}</D:multistatus>`)
   }
 
   async function copyOrMove (request: FastifyRequest, reply: FastifyReply) {
