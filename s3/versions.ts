@@ -46,23 +46,63 @@ export async function deleteVersion (files: FileService, userId: string, bucket:
 
 /**
  * ListObjectVersions: each file (IsLatest, version "null") followed by its kept versions, newest
- * first, a page of files at a time (max-keys counts files; up to 100 versions each).
+ * first; max-keys counts entries, and a page may end inside a key's versions: NextKeyMarker and
+ * NextVersionIdMarker name the last entry, and the next page starts after it.
  */
 export async function listVersions (files: FileService, userId: string, bucket: string, query: URLSearchParams): Promise<XmlNode> {
   const prefix = query.get('prefix') ?? ''
   const maxKeys = maxKeysOf(query.get('max-keys') ?? undefined)
   const keyMarker = query.get('key-marker') || undefined
-  const page = await listObjects(files, userId, bucket, { prefix, delimiter: query.get('delimiter') ?? undefined, maxKeys, after: keyMarker })
+  const versionIdMarker = query.get('version-id-marker') || undefined
   const entries: XmlNode[] = []
-  for (const file of page.contents) {
-    entries.push({ Key: file.key, VersionId: CURRENT, IsLatest: true, LastModified: file.lastModified, ETag: file.etag, Size: file.size, StorageClass: 'STANDARD' })
-    const kept = files.versions ? (await files.versions.list(userId, pathOf(bucket, file.key))).versions : []
-    for (const version of kept) {
-      entries.push({ Key: file.key, VersionId: version.id, IsLatest: false, LastModified: version.lastModified, ETag: version.etag, Size: version.size, StorageClass: 'STANDARD' })
+  const prefixes: string[] = []
+  let last: { key: string, versionId: string } | undefined
+  let full = false
+  const add = (entry: XmlNode & { Key: string, VersionId: string }) => {
+    if (entries.length >= maxKeys) {
+      full = true
+      return false
     }
+    entries.push(entry)
+    last = { key: entry.Key, versionId: entry.VersionId }
+    return true
+  }
+  /** The kept versions of `key`, after the version `after` (from the newest when undefined), while there is room. */
+  const addKept = async (key: string, after?: string) => {
+    if (!files.versions) return
+    let token = after === undefined ? undefined : await files.versions.tokenAfter(userId, after).catch((error: unknown) => {
+      if (error instanceof NotFoundError) throw new S3Error('InvalidArgument', 400, 'The version-id-marker names no version of this key')
+      throw error
+    })
+    do {
+      const page = await files.versions.list(userId, pathOf(bucket, key), token)
+      for (const version of page.versions) {
+        if (!add({ Key: key, VersionId: version.id, IsLatest: false, LastModified: version.lastModified, ETag: version.etag, Size: version.size, StorageClass: 'STANDARD' })) return
+      }
+      token = page.isTruncated ? page.continuationToken : undefined
+    } while (token)
+  }
+  // A page that ended inside a key's versions goes on there.
+  if (keyMarker && versionIdMarker) await addKept(keyMarker, versionIdMarker === CURRENT ? undefined : versionIdMarker)
+  let after = keyMarker
+  // A page filled there may have more after it: truncated, and the next page says.
+  if (entries.length >= maxKeys) full = true
+  let more = !full
+  while (more) {
+    const page = await listObjects(files, userId, bucket, { prefix, delimiter: query.get('delimiter') ?? undefined, maxKeys: maxKeys - entries.length, after })
+    for (const file of page.contents) {
+      if (!add({ Key: file.key, VersionId: CURRENT, IsLatest: true, LastModified: file.lastModified, ETag: file.etag, Size: file.size, StorageClass: 'STANDARD' })) break
+      await addKept(file.key)
+      if (full) break
+    }
+    if (!full) prefixes.push(...page.prefixes)
+    more = !full && page.isTruncated && page.next !== undefined && entries.length < maxKeys
+    if (page.isTruncated && entries.length >= maxKeys) full = true
+    after = page.next
   }
   return {
-    Name: bucket, Prefix: prefix, KeyMarker: keyMarker ?? '', VersionIdMarker: query.get('version-id-marker') ?? '', MaxKeys: maxKeys, IsTruncated: page.isTruncated,
-    NextKeyMarker: page.isTruncated ? page.next : undefined, Version: entries, CommonPrefixes: page.prefixes.map((Prefix) => ({ Prefix }))
+    Name: bucket, Prefix: prefix, KeyMarker: keyMarker ?? '', VersionIdMarker: versionIdMarker ?? '', MaxKeys: maxKeys, IsTruncated: full,
+    NextKeyMarker: full ? last?.key : undefined, NextVersionIdMarker: full ? last?.versionId : undefined,
+    Version: entries, CommonPrefixes: prefixes.map((Prefix) => ({ Prefix }))
   }
 }

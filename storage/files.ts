@@ -332,6 +332,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     /** Replaced files, kept as versions of their path; undefined when VERSION_RETENTION_DAYS is 0. */
     versions: versions && {
       list: (userId: string, path: string, continuationToken?: string) => versions.list(userId, checkFilePath(path), continuationToken),
+      tokenAfter: versions.tokenAfter,
       /** A version's bytes, described as the file they were (its time and type), and that file's path. */
       async read (userId: string, id: string, options: ReadConditions & { range?: RangeRequest } = {}) {
         const version = await versions.find(userId, id)

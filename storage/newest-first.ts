@@ -12,11 +12,13 @@ export function decodeCursor (token: string | undefined): NewestFirstCursor | un
   return { at, id }
 }
 
+export const encodeCursor = ({ at, id }: NewestFirstCursor) => Buffer.from(`${at} ${id}`).toString('base64url')
+
 /** One page of `rows` (read `limit + 1`, to tell whether more follow), with the token of the next. */
 export function pageOf<T extends { id: string }> (rows: T[], limit: number, timeOf: (row: T) => Date) {
   const shown = rows.slice(0, limit)
   const last = shown.at(-1)
   return rows.length > limit && last
-    ? { shown, isTruncated: true as const, continuationToken: Buffer.from(`${timeOf(last).toISOString()} ${last.id}`).toString('base64url') }
+    ? { shown, isTruncated: true as const, continuationToken: encodeCursor({ at: timeOf(last).toISOString(), id: last.id }) }
     : { shown, isTruncated: false as const }
 }

@@ -3,7 +3,7 @@ import type { UsageChange } from '../db/usage.js'
 import type { Version, VersionRepository } from '../db/versions.js'
 import { NotFoundError, PreconditionFailedError } from '../errors.js'
 import { inGroups } from '../limits.js'
-import { decodeCursor, pageOf } from './newest-first.js'
+import { decodeCursor, encodeCursor, pageOf } from './newest-first.js'
 import type { ObjectMeta, ObjectStore } from './object-store.js'
 import type { PublishedChange } from './publisher.js'
 import { thinned } from './version-schedule.js'
@@ -89,6 +89,13 @@ export function createVersions ({ store, repository, retentionMs, fileOf, count,
     async list (userId: string, path: string, continuationToken?: string) {
       const { shown, ...page } = pageOf(await repository.page(userId, path, PAGE_SIZE, decodeCursor(continuationToken)), PAGE_SIZE, (version) => version.keptAt)
       return { versions: shown.map(described), ...page }
+    },
+
+    /** The continuation token of a page that starts after the version `id` (S3's version-id-marker); 404 when there is none. */
+    async tokenAfter (userId: string, id: string) {
+      const version = await repository.find(userId, id)
+      if (!version) throw notFound()
+      return encodeCursor({ at: version.keptAt.toISOString(), id: version.id })
     },
 
     /** A version of one of the user's files; 404 for another user's. */

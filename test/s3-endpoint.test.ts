@@ -396,4 +396,22 @@ t.test('a version is read, copied and deleted by its versionId', async (t) => {
   await client.send(new DeleteObjectCommand({ Bucket: 'kept', Key: 'a.txt', VersionId: id }))
   t.match(await refusal(client.send(new HeadObjectCommand({ Bucket: 'kept', Key: 'a.txt', VersionId: id }))), { status: 404 }, 'gone for good')
   t.equal(await text((await client.send(new GetObjectCommand({ Bucket: 'kept', Key: 'a.txt' }))).Body), 'second', 'the file itself stays')
+
+  // Pages of versions: max-keys counts entries, and a page may end inside a key's versions.
+  for (const body of ['b1', 'b2', 'b3', 'b4']) await client.send(new PutObjectCommand({ Bucket: 'kept', Key: 'b.txt', Body: body }))
+  await client.send(new PutObjectCommand({ Bucket: 'kept', Key: 'c.txt', Body: 'c' }))
+  const whole = (await client.send(new ListObjectVersionsCommand({ Bucket: 'kept' }))).Versions!.map(({ Key, VersionId }) => `${Key} ${VersionId}`)
+  t.equal(whole.length, 7, 'a.txt, restored.txt, b.txt and its three versions, c.txt')
+  for (const MaxKeys of [1, 2, 3]) {
+    const paged: string[] = []
+    let markers: { KeyMarker?: string, VersionIdMarker?: string } = {}
+    for (let pages = 0; pages < 20; pages++) {
+      const page = await client.send(new ListObjectVersionsCommand({ Bucket: 'kept', MaxKeys, ...markers }))
+      t.ok((page.Versions ?? []).length <= MaxKeys, `at most ${MaxKeys} a page`)
+      paged.push(...(page.Versions ?? []).map(({ Key, VersionId }) => `${Key} ${VersionId}`))
+      if (!page.IsTruncated) break
+      markers = { KeyMarker: page.NextKeyMarker, VersionIdMarker: page.NextVersionIdMarker }
+    }
+    t.same(paged, whole, `every version once, in order, in pages of ${MaxKeys}`)
+  }
 })
