@@ -119,6 +119,18 @@ t.test('a PutObject through the S3 endpoint is one trace too: its request span, 
   t.notOk(JSON.stringify(collector.spans).includes(credentials.secretAccessKey), 'no secret in any span')
 })
 
+t.test('a WebDAV PUT is one trace too: its request span, and the store write below it; no Basic password in any span', async (t) => {
+  const { url, key } = await serve(t)
+  const { traceId, traceparent } = newTraceparent()
+  const basic = `Basic ${Buffer.from(`alice:${key}`).toString('base64')}`
+  t.equal((await fetch(`${url}/dav/traced.txt`, { method: 'PUT', headers: { authorization: basic, traceparent }, body: 'traced through WebDAV' })).status, 201)
+  const spans = await collector.trace(traceId, (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.name === 'store publish'))
+  const request = spans.find((span) => span.kind === SERVER)!
+  t.equal(request.name, 'PUT /dav/*')
+  t.ok(descendsFrom(spans, spans.find((span) => span.name === 'store publish')!, request), 'the store write is inside the WebDAV request')
+  t.notOk(JSON.stringify(collector.spans).includes(key) || JSON.stringify(collector.spans).includes(basic.slice(6)), 'no key in any span')
+})
+
 t.test('calls to the identity provider and STS are spans of the request that made them', async (t) => {
   const { server } = await serve(t)
   const jwt = newTraceparent()
