@@ -277,6 +277,7 @@ t.test('locks: exclusive and shared, depth infinity on a folder, If headers, unm
   t.equal((await dav('MKCOL', 'tree/sub')).statusCode, 423)
   t.equal((await dav('DELETE', 'tree')).statusCode, 423)
   t.match((await dav('PROPFIND', 'tree/new.txt', { headers: { depth: '0' }, body: '<D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>' })).body, folderLock, 'the folder\'s lock shows on its members')
+  t.match((await dav('PROPFIND', 'tree', { headers: { depth: '0' }, body: '<D:propfind xmlns:D="DAV:"><D:prop><D:lockdiscovery/></D:prop></D:propfind>' })).body, folderLock, 'and on the folder')
   t.equal((await dav('DELETE', 'tree', { headers: { if: `(<${folderLock}>)` } })).statusCode, 204, 'gone, and its lock with it')
   t.equal((await dav('MKCOL', 'tree')).statusCode, 201)
 

@@ -36,7 +36,7 @@ const FOLDER_STEP_MS = 10_000
 
 const MULTISTATUS_TYPE = 'application/xml; charset=utf-8'
 
-type Found = { kind: 'file', entry: Entry } | { kind: 'folder', entry: Entry }
+interface Found { kind: 'file' | 'folder', entry: Entry }
 
 /** What is at `path`: a file, a folder, or nothing. */
 async function find (files: FileService, userId: string, path: string): Promise<Found | undefined> {
@@ -113,8 +113,8 @@ export function davMethods (services: DavServices) {
     const quota = usage && { usedBytes: usage.usedBytes, availableBytes: usage.quotaBytes === null ? undefined : Math.max(0, usage.quotaBytes - usage.usedBytes) }
     const userId = request.userId
     const now = new Date()
-    const lockScope = { ...resourceOf(found, target), membership: false }
-    const held = await locks.bearingOn(userId, depth === '1' && found.kind === 'folder' ? lockScope : { ...lockScope, folder: false })
+    // The locks on it, above it and (a folder's) under it; each entry shows those that bear on it.
+    const held = await locks.bearingOn(userId, { ...resourceOf(found, target), membership: false })
     const onEntry = (entry: Entry) => held.filter((lock) => lock.path === keyOf(entry) || (lock.depth === 'infinity' && keyOf(entry).startsWith(lock.path)))
     const wantsDead = asked.kind !== 'prop' || asked.names.some((name) => !isLive(name))
     const deadOf = async (paths: string[]) => wantsDead ? await properties.listEach(userId, paths) : new Map<string, DeadProperty[]>()
@@ -171,13 +171,12 @@ export function davMethods (services: DavServices) {
       const refused = new Set(protectedOnes)
       statuses = new Map([[403, changes.filter((change) => refused.has(change)).map((change) => elementXml(change.set ?? change.remove!))], [424, changes.filter((change) => !refused.has(change)).map((change) => elementXml(change.set ?? change.remove!))]])
     } else {
-      let tooMuch = false
-      await properties.patch(request.userId, keyOf(resource), changes, (after) => {
-        if (weightOf(after) > services.maxPropertyBytes) {
-          tooMuch = true
-          throw new TooMuch()
-        }
-      }).catch((error: unknown) => { if (!(error instanceof TooMuch)) throw error })
+      const tooMuch = await properties.patch(request.userId, keyOf(resource), changes, (after) => {
+        if (weightOf(after) > services.maxPropertyBytes) throw new TooMuch()
+      }).then(() => false, (error: unknown) => {
+        if (error instanceof TooMuch) return true
+        throw error
+      })
       statuses = new Map([[tooMuch ? 507 : 200, names]])
     }
     const href = hrefOf(target.path, resource.folder)
@@ -369,6 +368,7 @@ export function davMethods (services: DavServices) {
   return { propfind, proppatch, get, put, mkcol, delete: del, copy: copyOrMove, move: copyOrMove, lock, unlock }
 }
 
+/** Thrown inside the properties' transaction to roll it back: they would weigh more than allowed. */
 class TooMuch extends Error {}
 
 type LiveQuota = { usedBytes: number, availableBytes?: number } | undefined
