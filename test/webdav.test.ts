@@ -296,6 +296,7 @@ t.test('locks: exclusive and shared, depth infinity on a folder, If headers, unm
   t.equal(unmapped.statusCode, 201, 'a lock on an unmapped URL makes an empty file')
   t.equal((await dav('GET', 'fresh.txt')).body, '')
   t.equal((await dav('LOCK', 'nowhere/fresh.txt', { headers: { depth: '0' }, body: lockBody('exclusive') })).statusCode, 409)
+  t.equal((await dav('LOCK', 'a.txt', { headers: { depth: '0' }, body: lockBody('exclusive', 'o'.repeat(5000)) })).statusCode, 400, 'an owner past 4 KiB')
   await waitFor(async () => (await dav('PUT', 'fresh.txt', { body: 'after' })).statusCode === 204, { what: 'the lock to expire' })
   t.pass('a lock ends at its time')
 })

@@ -31,6 +31,8 @@ export interface DavServices {
 
 // PROPFIND, PROPPATCH and LOCK bodies are small documents.
 const MAX_XML_BYTES = 1024 * 1024
+// What a lock keeps of the owner a client names (a name, a URL).
+const MAX_OWNER_BYTES = 4096
 // A copy or move of a folder runs to its end in steps of this long (each a page of files at most).
 const FOLDER_STEP_MS = 10_000
 
@@ -340,6 +342,8 @@ export function davMethods (services: DavServices) {
     const type = davChild(info, 'locktype')
     if (!type || !davChild(type, 'write')) throw new BadRequestError('only write locks are served')
     const ownerElement = davChild(info, 'owner')
+    const owner = ownerElement ? contentOf(ownerElement as Element) : ''
+    if (Buffer.byteLength(owner) > MAX_OWNER_BYTES) throw new BadRequestError(`a lock's owner is at most ${MAX_OWNER_BYTES} bytes`)
     const depth = depthOf(request, 'infinity')
     if (depth === '1') throw new BadRequestError('a LOCK\'s Depth is 0 or infinity')
     let created = false
@@ -352,7 +356,7 @@ export function davMethods (services: DavServices) {
       found = await find(files, userId, target.path)
       created = true
     }
-    const taken = await locks.lock(userId, resourceOf(found, target), { depth: depth === '0' ? '0' : 'infinity', scope, owner: ownerElement ? contentOf(ownerElement as Element) : '', timeoutSeconds })
+    const taken = await locks.lock(userId, resourceOf(found, target), { depth: depth === '0' ? '0' : 'infinity', scope, owner, timeoutSeconds })
     return reply.code(created ? 201 : 200).header('content-type', MULTISTATUS_TYPE).header('lock-token', `<${taken.token}>`)
       .send(`${XML_DECLARATION}<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLockXml(taken, new Date())}</D:lockdiscovery></D:prop>`)
   }
