@@ -214,6 +214,10 @@ for (const driver of ['fs', 's3'] as const) {
     a11y.keys = await accessibilityProblems(page)
     if (driver === 'fs') await screenshot(page, 'keys')
     t.equal((await app.inject({ url: '/api/usage', headers: bearer(secret) })).statusCode, 200, 'the new key works')
+    const davAddress = (await page.getByLabel('WebDAV address').textContent())!
+    t.equal(davAddress, `${url}/dav/`, 'where a file manager connects, said beside the new key')
+    const mounted = await app.inject({ method: 'PROPFIND' as 'GET', url: '/dav/', headers: { depth: '0', authorization: `Basic ${Buffer.from(`me:${secret}`).toString('base64')}` } })
+    t.equal(mounted.statusCode, 207, 'with the key as the password')
     await table.getByRole('button', { name: 'Revoke laptop' }).click()
     await table.getByRole('row', { name: 'laptop' }).waitFor({ state: 'detached' })
     t.equal((await app.inject({ url: '/api/usage', headers: bearer(secret) })).statusCode, 401, 'revoked')

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { Api, KeySummary } from './api.js'
 import { CopyButton } from './dialogs.js'
+import { serviceUrl } from './requests.js'
 import { useAction } from './use-action.js'
 
 /** API keys: a new one's secret is shown once, with a copy button; others are listed and revoked. */
@@ -35,6 +36,8 @@ export function Keys ({ api, onUnauthorized }: { api: Api, onUnauthorized: () =>
           <p>Your new key, shown this once: keep it somewhere safe.</p>
           <output aria-label="New key">{created}</output>
           <CopyButton text={created} label="Copy" attempt={attempt} />
+          <p>To open your files in Finder, Windows, GNOME Files or rclone, connect to <code aria-label="WebDAV address">{serviceUrl('dav/').href}</code> with
+            any user name and this key as the password.</p>
         </div>
       )}
       <table aria-labelledby="keys-title">
