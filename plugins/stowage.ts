@@ -77,7 +77,7 @@ export interface StowageOptions {
    *  `uploads`: resumable uploads (tus), /api/uploads; `links`: signed links, /api/links and /links;
    *  `operations`: copy, move and zip, /api/copies, /api/moves, /api/archive; `folders`: /api/folders;
    *  `trash`: /api/trash; `versions`: /api/versions; `changes`: /api/changes; `webhooks`: /api/webhooks; `s3Credentials`: /api/s3-credentials;
-   *  `usage`: /api/usage; `console`: the web console, /console/. */
+   *  `usage`: /api/usage; `webdav`: WebDAV at /dav/; `console`: the web console, /console/. */
   routes?: {
     health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, changes?: boolean, webhooks?: boolean, s3Credentials?: boolean, usage?: boolean, webdav?: boolean, console?: boolean
   }
