@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { BadRequestError } from '../errors.js'
 import type { DavLock, DavLockRepository } from '../db/webdav.js'
 import { DavError, locked } from './errors.js'
-import { hrefOf } from './paths.js'
+import { hrefOfKey } from './paths.js'
 
 /** The longest a lock is given for (a client asking more, or Infinite, gets this). */
 export const MAX_LOCK_SECONDS = 3600
@@ -63,7 +63,7 @@ export function createDavLocks (repository: DavLockRepository, now = () => new D
     async checkUnlocked (userId: string, writes: Write[], submitted: Set<string>) {
       for (const write of writes) {
         const missing = (await bearingOn(userId, write)).filter((lock) => !submitted.has(lock.token))
-        if (missing.length > 0) throw locked([...new Set(missing.map((lock) => hrefOf(lock.path.replace(/\/$/, ''), lock.path.endsWith('/') || lock.path === '')))])
+        if (missing.length > 0) throw locked([...new Set(missing.map((lock) => hrefOfKey(lock.path)))])
       }
     },
 

@@ -14,7 +14,7 @@ import type { Quotas } from '../storage/quotas.js'
 import { DavError, preconditionFailed } from './errors.js'
 import { ifHolds, parseIf, submittedTokens, type ResourceState } from './if-header.js'
 import { keyOf, lockTokenOf, timeoutOf, type DavLocks, type Resource, type Write } from './locks.js'
-import { destinationOf, hrefOf, targetOf, type Target } from './paths.js'
+import { destinationOf, hrefOf, hrefOfKey, targetOf, type Target } from './paths.js'
 import { activeLockXml, contentOf, isLive, nameOf, propfindRequestOf, propstats, responseXml, type Entry, type PropfindRequest } from './properties.js'
 import { bodyText, childElements, DAV, davChild, davRoot, elementXml, escapeXml, parseXml, XML_DECLARATION } from './xml.js'
 
@@ -272,7 +272,7 @@ export function davMethods (services: DavServices) {
       await properties.remove(userId, folder)
       return reply.code(204).send()
     }
-    const responses = notDeleted.map(({ path, status }) => `<D:response><D:href>${escapeXml(hrefOf(path.replace(/\/$/, ''), path.endsWith('/')))}</D:href><D:status>HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}</D:status></D:response>`)
+    const responses = notDeleted.map(({ path, status }) => `<D:response><D:href>${escapeXml(hrefOfKey(path))}</D:href><D:status>HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}</D:status></D:response>`)
     return reply.code(207).header('content-type', MULTISTATUS_TYPE).send(`${XML_DECLARATION}<D:multistatus xmlns:D="DAV:">${responses.join('')}</D:multistatus>`)
   }
 

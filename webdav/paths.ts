@@ -38,6 +38,9 @@ export function hrefOf (path: string, folder: boolean): string {
   return `${MOUNT}/${encoded}${folder && path !== '' ? '/' : ''}`
 }
 
+/** The URL path of a key as locks and properties keep it (a folder's ends in "/", the root's is ""). */
+export const hrefOfKey = (key: string) => hrefOf(key.replace(/\/$/, ''), key === '' || key.endsWith('/'))
+
 /** A Destination header's resource: on this server (its host, or a path alone), under the mount; else 502 as RFC 4918 §9.8.5 says. */
 export function destinationOf (header: string | undefined, host: string | undefined): Target {
   if (header === undefined || header === '') throw new BadRequestError('COPY and MOVE need a Destination header')

@@ -2,7 +2,7 @@ import type { Element } from '@xmldom/xmldom'
 import { XMLSerializer } from '@xmldom/xmldom'
 import type { DavLock, DeadProperty, PropertyName } from '../db/webdav.js'
 import { BadRequestError } from '../errors.js'
-import { hrefOf } from './paths.js'
+import { hrefOf, hrefOfKey } from './paths.js'
 import { childElements, DAV, davChild, elementXml, escapeXml } from './xml.js'
 
 /** A file or folder as PROPFIND describes it. What a folder's listing does not tell (a file's type) is left out. */
@@ -34,12 +34,11 @@ const NAMED_ONLY = new Set(['quota-available-bytes', 'quota-used-bytes'])
 /** The lock as lockdiscovery and a LOCK answer show it. */
 export function activeLockXml (lock: DavLock, now: Date): string {
   const seconds = Math.max(0, Math.round((lock.expiresAt.getTime() - now.getTime()) / 1000))
-  const root = lock.path === '' || lock.path.endsWith('/') ? hrefOf(lock.path.replace(/\/$/, ''), true) : hrefOf(lock.path, false)
   return '<D:activelock><D:locktype><D:write/></D:locktype>' +
     `<D:lockscope><D:${lock.scope}/></D:lockscope><D:depth>${lock.depth === 'infinity' ? 'infinity' : '0'}</D:depth>` +
     (lock.owner === '' ? '' : `<D:owner>${lock.owner}</D:owner>`) +
     `<D:timeout>Second-${seconds}</D:timeout><D:locktoken><D:href>${escapeXml(lock.token)}</D:href></D:locktoken>` +
-    `<D:lockroot><D:href>${escapeXml(root)}</D:href></D:lockroot></D:activelock>`
+    `<D:lockroot><D:href>${escapeXml(hrefOfKey(lock.path))}</D:href></D:lockroot></D:activelock>`
 }
 
 const SUPPORTED_LOCK = ['exclusive', 'shared'].map((scope) => `<D:lockentry><D:lockscope><D:${scope}/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>`).join('')
