@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { spawnTied } from './server.js'
 
 export const TEST_BUCKET = 'stowage-test'
 export const TEST_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }
@@ -95,7 +96,7 @@ export interface S3Server {
 }
 
 async function spawnS3rver (directory: string, port: number): Promise<{ child: ChildProcess, port: number }> {
-  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', S3RVER_PROCESS, directory, TEST_BUCKET, String(port)], {
+  const child = spawnTied(process.execPath, ['--openssl-legacy-provider', '-e', S3RVER_PROCESS, directory, TEST_BUCKET, String(port)], {
     stdio: ['ignore', 'pipe', 'inherit']
   })
   const firstLine = await new Promise<string>((resolve, reject) => {

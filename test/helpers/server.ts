@@ -1,5 +1,19 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { createInterface } from 'node:readline'
+
+const SETPRIV = '/usr/bin/setpriv'
+
+/**
+ * A child process that dies with this one (util-linux's setpriv sets its parent-death signal): a
+ * test file that its timeout ends leaves no server behind, which would hold the runner's output
+ * open and keep CI waiting for ever.
+ */
+export function spawnTied (command: string, args: string[], options: SpawnOptions): ChildProcess {
+  return existsSync(SETPRIV)
+    ? spawn(SETPRIV, ['--pdeathsig', 'SIGKILL', '--', command, ...args], options)
+    : spawn(command, args, options)
+}
 
 export interface ServerProcess {
   url: string
@@ -16,7 +30,7 @@ export interface ServerProcess {
 export async function startServerProcess (
   env: Record<string, string>, command = ['server.ts'], { cwd, bare = false }: { cwd?: string, bare?: boolean } = {}
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...(bare ? [] : process.execArgv), ...command], {
+  const child = spawnTied(process.execPath, [...(bare ? [] : process.execArgv), ...command], {
     cwd,
     // The 'listening' line is logged at info.
     env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: 'info' },
