@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { S3CredentialRepository } from '../db/s3-credentials.js'
 import { BadRequestError, NotFoundError } from '../errors.js'
+import { createMemory } from '../limits.js'
 import type { Sealer } from './sealed.js'
 
 // Access key ids as AWS writes them: 20 upper-case letters and digits, the first four saying what it is.
@@ -31,6 +32,16 @@ interface SessionClaims { k: string, s: string, u: string, o: string | null, e: 
  */
 export function createS3Credentials ({ repository, sealer, sessionTtlSeconds = 3600, now = () => new Date() }: { repository: S3CredentialRepository, sealer: Sealer, sessionTtlSeconds?: number, now?: () => Date }) {
   const touched = new Map<string, number>()
+  // What a sealed secret or session token opens to, so that a request pays for AES-GCM once per key:
+  // the database is still asked for the key every time (a revoked one is found nowhere).
+  const opened = createMemory<string>(10_000)
+  const open = (purpose: string, sealed: string) => {
+    const known = opened.get(`${purpose}\n${sealed}`)
+    if (known !== undefined) return known
+    const text = sealer.open(purpose, sealed)
+    if (text !== undefined) opened.set(`${purpose}\n${sealed}`, text)
+    return text
+  }
   return {
     async create (owner: { userId: string, orgId?: string | null }, name = 's3') {
       if (await repository.count(owner.userId) >= MAX_S3_CREDENTIALS) throw new BadRequestError(`you have ${MAX_S3_CREDENTIALS} S3 credentials, the most there may be: revoke one first`)
@@ -63,15 +74,15 @@ export function createS3Credentials ({ repository, sealer, sessionTtlSeconds = 3
     /** The signer of `accessKeyId` (with its session token, for a temporary one); undefined when unknown, revoked or expired. */
     async signer (accessKeyId: string, sessionToken?: string): Promise<S3Signer | undefined> {
       if (accessKeyId.startsWith(SESSION)) {
-        const opened = sessionToken === undefined ? undefined : sealer.open('s3-session', sessionToken)
-        if (!opened) return undefined
-        const claims = JSON.parse(opened) as SessionClaims
+        const claimed = sessionToken === undefined ? undefined : open('s3-session', sessionToken)
+        if (!claimed) return undefined
+        const claims = JSON.parse(claimed) as SessionClaims
         if (claims.k !== accessKeyId || claims.e <= now().getTime()) return undefined
         return { userId: claims.u, orgId: claims.o, secretAccessKey: claims.s }
       }
       if (!accessKeyId.startsWith(LONG_LIVED)) return undefined
       const credential = await repository.find(accessKeyId)
-      const secretAccessKey = credential && sealer.open(`s3-secret:${accessKeyId}`, credential.secretSealed)
+      const secretAccessKey = credential && open(`s3-secret:${accessKeyId}`, credential.secretSealed)
       if (!credential || !secretAccessKey) return undefined
       const at = now()
       if (at.getTime() - (touched.get(accessKeyId) ?? 0) > TOUCH_EVERY_MS) {

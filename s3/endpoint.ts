@@ -84,9 +84,12 @@ function s3ErrorOf (error: unknown, key?: string): S3Error {
  * quotas, the trash, versions and the journal hold as they do on /api.
  */
 export async function buildS3Endpoint ({ files, metadata, multipart, credentials, region, domain, versioning, failures, logger, idleTimeoutMs, metrics, tracing }: S3EndpointOptions) {
+  // Request ids as S3 writes them (16 upper-case hex digits): this process's own start, then a count.
+  const idPrefix = randomBytes(3).toString('hex').toUpperCase()
+  let requests = 0
   const app = Fastify({
     loggerInstance: logger.child({ endpoint: 's3' }),
-    genReqId: () => randomBytes(8).toString('hex').toUpperCase(),
+    genReqId: () => idPrefix + (requests++ % 0x10000000000).toString(16).toUpperCase().padStart(10, '0'),
     connectionTimeout: idleTimeoutMs,
     requestTimeout: 0,
     // Keys are case-sensitive and may end in "/": the path is read as it came.

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
+import { createMemory } from '../limits.js'
 import { accessDenied, S3Error, signatureMismatch } from './errors.js'
 
 // AWS Signature Version 4 as S3 checks it, written from AWS's description of the algorithm: the
@@ -45,8 +46,17 @@ function decoded (text: string): string {
   }
 }
 
+// A key's signing key changes once a day: derived once (four HMACs), not per request.
+const signingKeys = createMemory<Buffer>(10_000)
+
 export function signingKeyOf (secretAccessKey: string, date: string, region: string): Buffer {
-  return hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, date), region), 's3'), 'aws4_request')
+  const memo = `${date}\n${region}\n${secretAccessKey}`
+  let signingKey = signingKeys.get(memo)
+  if (signingKey === undefined) {
+    signingKey = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, date), region), 's3'), 'aws4_request')
+    signingKeys.set(memo, signingKey)
+  }
+  return signingKey
 }
 
 export function sameSignature (expected: string, given: string): boolean {
