@@ -322,6 +322,34 @@ for (const driver of ['fs', 's3'] as const) {
   })
 }
 
+t.test('every checksum the SDK sends in an aws-chunked trailer is checked: CRC32, CRC32C, CRC64NVME, SHA-1, SHA-256', async (t) => {
+  const { app, close } = await buildTestApp({ driver: 'fs', s3, idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY } })
+  t.teardown(close)
+  const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+  const credentials = (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: 'trailers' })) })).json() as Credentials
+  const client = clientOf(endpoint, credentials)
+  t.teardown(() => client.destroy())
+  const content = randomBytes(200 * 1024)
+  for (const algorithm of ['CRC32', 'CRC32C', 'CRC64NVME', 'SHA1', 'SHA256'] as const) {
+    // A stream of known length: the SDK sends it aws-chunked, its checksum in the trailer.
+    const key = `${algorithm.toLowerCase()}.bin`
+    await client.send(new PutObjectCommand({ Bucket: 'trailers', Key: key, Body: Readable.from([content.subarray(0, 70_000), content.subarray(70_000)]), ContentLength: content.length, ChecksumAlgorithm: algorithm }))
+    const got = await client.send(new GetObjectCommand({ Bucket: 'trailers', Key: key }))
+    t.ok(Buffer.from(await got.Body!.transformToByteArray()).equals(content), `${algorithm}: stored whole`)
+  }
+  const url = `${endpoint}/trailers/forged.bin`
+  const body = Buffer.from('the bytes sent')
+  for (const [name, forged] of [['x-amz-checksum-crc64nvme', 'AAAAAAAAAAA='], ['x-amz-checksum-sha256', createHash('sha256').update('other bytes').digest('base64')]]) {
+    const headers = await signed('PUT', url, credentials, {
+      'x-amz-content-sha256': 'STREAMING-UNSIGNED-PAYLOAD-TRAILER', 'content-encoding': 'aws-chunked', 'x-amz-trailer': name, 'x-amz-decoded-content-length': String(body.length)
+    })
+    const answer = await fetch(url, { method: 'PUT', headers, body: `${body.length.toString(16)}\r\n${body.toString()}\r\n0\r\n${name}:${forged}\r\n\r\n` })
+    t.equal(answer.status, 400, `${name}: a forged trailer`)
+    t.match(await answer.text(), /<Code>BadDigest<\/Code>/)
+  }
+  t.equal((await refusal(client.send(new HeadObjectCommand({ Bucket: 'trailers', Key: 'forged.bin' })))).status, 404, 'nothing published')
+})
+
 t.test('virtual-hosted style with S3_API_DOMAIN; metrics; failed signatures count against the address\'s failure limit', async (t) => {
   const { app, close } = await buildTestApp({ idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY, S3_API_DOMAIN: 's3.localhost', AUTH_FAILURES_PER_ADDRESS: '3', METRICS_PORT: '0' } })
   t.teardown(close)
