@@ -36,10 +36,11 @@ export function createS3Credentials ({ repository, sealer, sessionTtlSeconds = 3
   // the database is still asked for the key every time (a revoked one is found nowhere).
   const opened = createMemory<string>(10_000)
   const open = (purpose: string, sealed: string) => {
-    const known = opened.get(`${purpose}\n${sealed}`)
+    const memo = `${purpose}\n${sealed}`
+    const known = opened.get(memo)
     if (known !== undefined) return known
     const text = sealer.open(purpose, sealed)
-    if (text !== undefined) opened.set(`${purpose}\n${sealed}`, text)
+    if (text !== undefined) opened.set(memo, text)
     return text
   }
   return {
