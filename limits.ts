@@ -1,6 +1,33 @@
 // Small in-process limits shared by the services: counts of failures per key in a fixed window,
-// and a bound on how many of one costly operation run at once.
+// and a bound on how many of one costly operation run at once; and the bounds of what a request may
+// send, each checked by the one function that reads that input.
 import { BusyError } from './errors.js'
+
+/** What one request may send, read where it is read (docs/security.md says why each is what it is). */
+export const INPUT_LIMITS = {
+  /** An S3 XML body (a Delete of 1,000 keys of 1,024 bytes, a CompleteMultipartUpload of 10,000 parts). */
+  s3XmlBytes: 2 * 1024 * 1024,
+  /** Elements of an S3 XML body: 10,000 parts of up to 7 elements each, and the document's own. */
+  s3XmlElements: 70_016,
+  /** Keys of one DeleteObjects, and parts of one CompleteMultipartUpload: S3's own limits. */
+  s3DeleteKeys: 1000,
+  s3CompleteParts: 10_000,
+  /** A chunk header or a trailer line of an aws-chunked body. */
+  awsChunkLineBytes: 8192,
+  /** The trailer of an aws-chunked body: S3 takes a checksum and a signature, a handful at most. */
+  awsTrailerLines: 8,
+  /** A WebDAV request body (PROPFIND, PROPPATCH, LOCK), and its elements. */
+  davXmlBytes: 1024 * 1024,
+  davXmlElements: 10_000,
+  /** Properties one PROPFIND may name, or one PROPPATCH set and remove. */
+  davProperties: 256,
+  /** What a lock keeps of the owner a client names (a name, a URL). */
+  davLockOwnerBytes: 4096,
+  /** How deep any XML body may nest. */
+  xmlDepth: 32,
+  /** What is read of a webhook receiver's answer before its socket is closed. */
+  webhookAnswerBytes: 64 * 1024
+} as const
 
 export interface FailureLimiterOptions {
   /** Failures allowed per key in one window; the next attempt is refused until the window ends. */

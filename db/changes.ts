@@ -3,6 +3,7 @@ import { beginsWith, isPostgres } from './dialect.js'
 import type { ChangesTable, Database } from './types.js'
 import { queueDeliveries } from './webhooks.js'
 import { followDeadProperties } from './webdav.js'
+import { notificationPayload } from '../storage/change-bell.js'
 
 export type ChangeOp = 'put' | 'delete' | 'move' | 'folder' | 'folder-delete'
 
@@ -23,8 +24,6 @@ export interface ChangeEntry {
 
 // The channel on which PostgreSQL tells every instance which user's journal grew.
 export const CHANGES_CHANNEL = 'stowage_changes'
-// The settings row that keeps the last position a sweep removed: a cursor before it has lost entries.
-const SWEPT_THROUGH = 'changes_swept_through'
 
 function entryOf (row: Selectable<ChangesTable>): ChangeEntry {
   return {
@@ -58,7 +57,7 @@ export function createChangeRepository (db: Kysely<Database>) {
         }).execute()
         const queued = await queueDeliveries(trx, change)
         await followDeadProperties(trx, change)
-        if (notifies) await sql`select pg_notify(${CHANGES_CHANNEL}, ${userId})`.execute(trx)
+        if (notifies) await sql`select pg_notify(${CHANGES_CHANNEL}, ${notificationPayload(userId, from === undefined ? [key] : [key, from])})`.execute(trx)
         return queued
       })
     },
@@ -70,27 +69,32 @@ export function createChangeRepository (db: Kysely<Database>) {
       return (await query.orderBy('seq').limit(limit + 1).execute()).map(entryOf)
     },
 
-    /** The journal's position now: the last entry's, of anyone's. */
-    async latest (): Promise<number> {
-      const row = await db.selectFrom('changes').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst()
-      return Math.max(Number(row?.seq ?? 0), await this.sweptThrough())
+    /** The user's position in the journal now: their last entry's (or the last a sweep removed), never anyone else's. */
+    async latest (userId: string): Promise<number> {
+      const row = await db.selectFrom('changes').select((eb) => eb.fn.max('seq').as('seq')).where('user_id', '=', userId).executeTakeFirst()
+      return Math.max(Number(row?.seq ?? 0), await this.sweptThrough(userId))
     },
 
-    /** The last position a sweep removed (0: none). */
-    async sweptThrough (): Promise<number> {
-      const row = await db.selectFrom('settings').select('value').where('name', '=', SWEPT_THROUGH).executeTakeFirst()
-      return Number(row?.value ?? 0)
+    /** The last position of the user's a sweep removed (0: none). */
+    async sweptThrough (userId: string): Promise<number> {
+      const row = await db.selectFrom('changes_swept').select('seq').where('user_id', '=', userId).executeTakeFirst()
+      return Number(row?.seq ?? 0)
     },
 
-    /** Removes the entries made before `before`, remembering how far; resolves with how many. */
+    /** Removes the entries made before `before`, remembering how far for each user; resolves with how many. */
     async sweep (before: Date): Promise<number> {
       const last = await db.selectFrom('changes').select((eb) => eb.fn.max('seq').as('seq')).where('at', '<', before.toISOString()).executeTakeFirst()
       const through = Number(last?.seq ?? 0)
       if (through === 0) return 0
-      await db.insertInto('settings').values({ name: SWEPT_THROUGH, value: String(through) })
-        .onConflict((conflict) => conflict.column('name').doUpdateSet({ value: String(through) })).execute()
-      const { numDeletedRows } = await db.deleteFrom('changes').where('seq', '<=', through).executeTakeFirst()
-      return Number(numDeletedRows)
+      return await db.transaction().execute(async (trx) => {
+        // `where true`: SQLite's grammar needs it before an upsert's ON CONFLICT.
+        await sql`
+          insert into changes_swept (user_id, seq)
+          select user_id, max(seq) from changes where seq <= ${through} and true group by user_id
+          on conflict (user_id) do update set seq = excluded.seq`.execute(trx)
+        const { numDeletedRows } = await trx.deleteFrom('changes').where('seq', '<=', through).executeTakeFirst()
+        return Number(numDeletedRows)
+      })
     }
   }
 }

@@ -363,6 +363,31 @@ migrations['2026-12-01-webdav'] = {
   }
 }
 
+// S3 credentials and webhooks made with an API key belong to its lineage: they stop when it is
+// revoked and expire no later than it.
+migrations['2026-12-02-key-lineage-and-swept-journals'] = {
+  async up (db: Kysely<any>) {
+    for (const table of ['s3_credentials', 'webhooks']) {
+      await db.schema.alterTable(table).addColumn('api_key_id', 'varchar(64)').execute()
+      await db.schema.alterTable(table).addColumn('expires_at', 'varchar(32)').execute()
+    }
+    // How far a sweep removed each user's journal: a cursor says nothing of other users' changes,
+    // so whether it is too old is a question of its user's entries alone.
+    await db.schema
+      .createTable('changes_swept')
+      .addColumn('user_id', 'varchar(128)', (col) => col.primaryKey())
+      .addColumn('seq', 'bigint', (col) => col.notNull())
+      .execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('changes_swept').execute()
+    for (const table of ['s3_credentials', 'webhooks']) {
+      await db.schema.alterTable(table).dropColumn('expires_at').execute()
+      await db.schema.alterTable(table).dropColumn('api_key_id').execute()
+    }
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

@@ -10,6 +10,14 @@ export interface S3Credential {
   secretSealed: string
   createdAt: Date
   lastUsedAt?: Date
+  /** The API key it was made with, and when it expires (no later than that key). */
+  apiKeyId: string | null
+  expiresAt: Date | null
+}
+
+/** A credential as a request finds it: with whether the key it was made with still stands. */
+export interface FoundS3Credential extends S3Credential {
+  keyRevoked: boolean
 }
 
 const credentialOf = (row: Selectable<S3CredentialsTable>): S3Credential => ({
@@ -19,12 +27,17 @@ const credentialOf = (row: Selectable<S3CredentialsTable>): S3Credential => ({
   name: row.name,
   secretSealed: row.secret_sealed,
   createdAt: new Date(row.created_at),
-  ...row.last_used_at === null ? {} : { lastUsedAt: new Date(row.last_used_at) }
+  ...row.last_used_at === null ? {} : { lastUsedAt: new Date(row.last_used_at) },
+  apiKeyId: row.api_key_id,
+  expiresAt: row.expires_at === null ? null : new Date(row.expires_at)
 })
 
 export function createS3CredentialRepository (db: Kysely<Database>) {
   // Every S3 request looks its key up: compiled once (see lookupOf).
-  const findRow = lookupOf<Selectable<S3CredentialsTable>>(db, db.selectFrom('s3_credentials').selectAll().where('access_key_id', '=', '').compile().sql)
+  // The key it was made with is read in the same query: a revoked key's credentials stop at once.
+  const findRow = lookupOf<Selectable<S3CredentialsTable> & { key_id: string | null, key_revoked_at: string | null }>(db, db.selectFrom('s3_credentials as c')
+    .leftJoin('api_keys as k', 'k.id', 'c.api_key_id').selectAll('c').select(['k.id as key_id', 'k.revoked_at as key_revoked_at'])
+    .where('c.access_key_id', '=', '').compile().sql)
   return {
     async add (credential: Omit<S3Credential, 'lastUsedAt'>): Promise<void> {
       await db.insertInto('s3_credentials').values({
@@ -33,13 +46,21 @@ export function createS3CredentialRepository (db: Kysely<Database>) {
         org_id: credential.orgId,
         name: credential.name,
         secret_sealed: credential.secretSealed,
-        created_at: credential.createdAt.toISOString()
+        created_at: credential.createdAt.toISOString(),
+        api_key_id: credential.apiKeyId,
+        expires_at: credential.expiresAt?.toISOString() ?? null
       }).execute()
     },
 
-    async find (accessKeyId: string): Promise<S3Credential | undefined> {
+    async find (accessKeyId: string): Promise<FoundS3Credential | undefined> {
       const row = await findRow([accessKeyId])
-      return row && credentialOf(row)
+      return row && { ...credentialOf(row), keyRevoked: row.api_key_id !== null && (row.key_id === null || row.key_revoked_at !== null) }
+    },
+
+    /** Whether an API key is revoked or gone: what was made with it stops. */
+    async keyRevoked (keyId: string): Promise<boolean> {
+      const key = await db.selectFrom('api_keys').select('revoked_at').where('id', '=', keyId).executeTakeFirst()
+      return key === undefined || key.revoked_at !== null
     },
 
     async list (userId: string): Promise<S3Credential[]> {

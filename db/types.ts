@@ -97,6 +97,9 @@ export interface WebhooksTable {
   secret: string
   created_at: Timestamp
   disabled: ColumnType<number, number | undefined, number>
+  /** The API key it was made with, whose lineage it belongs to; null when made otherwise. */
+  api_key_id: string | null
+  expires_at: Timestamp | null
 }
 
 export interface WebhookDeliveriesTable {
@@ -126,6 +129,14 @@ export interface S3CredentialsTable {
   secret_sealed: string
   created_at: Timestamp
   last_used_at: Timestamp | null
+  /** The API key it was made with, whose lineage it belongs to; null when made otherwise. */
+  api_key_id: string | null
+  expires_at: Timestamp | null
+}
+
+export interface ChangesSweptTable {
+  user_id: string
+  seq: ColumnType<number | string, number, number>
 }
 
 export interface S3MetadataTable {
@@ -217,6 +228,7 @@ export interface Database {
   webhooks: WebhooksTable
   webhook_deliveries: WebhookDeliveriesTable
   s3_credentials: S3CredentialsTable
+  changes_swept: ChangesSweptTable
   s3_multipart_uploads: S3MultipartUploadsTable
   s3_metadata: S3MetadataTable
   webdav_properties: WebdavPropertiesTable

@@ -11,6 +11,9 @@ export interface Webhook {
   createdAt: Date
   /** Its last retry failed: nothing more is queued for it. */
   disabled: boolean
+  /** The API key it was made with: it stops when that key is revoked or expires. */
+  apiKeyId: string | null
+  expiresAt: Date | null
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
@@ -33,11 +36,13 @@ export interface Delivery {
   finishedAt?: Date
 }
 
-/** A claimed delivery, with where it goes and the key that signs it. */
-export type ClaimedDelivery = Delivery & { url: string, secret: string }
+/** A claimed delivery, with where it goes, the key that signs it, and whose it is; `lapsed` when
+ *  the API key its webhook was made with is revoked or expired (it is not sent). */
+export type ClaimedDelivery = Delivery & { url: string, secret: string, userId: string, lapsed: boolean }
 
 const webhookOf = (row: Selectable<WebhooksTable>): Webhook => ({
-  id: row.id, userId: row.user_id, url: row.url, prefix: row.prefix, secret: row.secret, createdAt: new Date(row.created_at), disabled: Number(row.disabled) === 1
+  id: row.id, userId: row.user_id, url: row.url, prefix: row.prefix, secret: row.secret, createdAt: new Date(row.created_at), disabled: Number(row.disabled) === 1,
+  apiKeyId: row.api_key_id, expiresAt: row.expires_at === null ? null : new Date(row.expires_at)
 })
 
 const deliveryOf = (row: Selectable<WebhookDeliveriesTable>): Delivery => ({
@@ -79,8 +84,9 @@ export function createWebhookRepository (db: Kysely<Database>) {
     /** Adds `webhook` unless its user has `most` already; resolves with whether it was added. */
     async add (webhook: Omit<Webhook, 'disabled'>, most: number): Promise<boolean> {
       const { numAffectedRows } = await sql`
-        insert into webhooks (id, user_id, url, prefix, secret, created_at, disabled)
-        select ${webhook.id}, ${webhook.userId}, ${webhook.url}, ${webhook.prefix}, ${webhook.secret}, ${webhook.createdAt.toISOString()}, 0
+        insert into webhooks (id, user_id, url, prefix, secret, created_at, disabled, api_key_id, expires_at)
+        select ${webhook.id}, ${webhook.userId}, ${webhook.url}, ${webhook.prefix}, ${webhook.secret}, ${webhook.createdAt.toISOString()}, 0,
+          ${webhook.apiKeyId}, ${webhook.expiresAt?.toISOString() ?? null}
         where (select count(*) from webhooks where user_id = ${webhook.userId}) < ${most}`.execute(db)
       return Number(numAffectedRows ?? 0) === 1
     },
@@ -115,22 +121,44 @@ export function createWebhookRepository (db: Kysely<Database>) {
      * `until`, counting an attempt for each. Two instances never take the same one: the update checks
      * the claim again on the row it changes.
      */
-    async claim (now: Date, until: Date, limit: number): Promise<ClaimedDelivery[]> {
+    /**
+     * Takes up to `limit` due deliveries, fairly between users: a user's deliveries are taken in
+     * turns, at most `perUser` running at once on this instance counting `running`, so that one
+     * user's backlog (a receiver that never answers) cannot take another's slots.
+     */
+    async claim (now: Date, until: Date, limit: number, perUser: number, running: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
       const at = now.toISOString()
       const free = (where: ExpressionBuilder<Database, 'webhook_deliveries'>) => where.or([where('claimed_until', 'is', null), where('claimed_until', '<', at)])
-      const due = db.selectFrom('webhook_deliveries').select('id')
-        .where('status', '=', 'pending').where('next_attempt_at', '<=', at).where(free)
-        .orderBy('next_attempt_at').limit(limit)
+      const { rows: candidates } = await sql<{ id: number | string, user_id: string }>`
+        select id, user_id from (
+          select d.id, w.user_id, d.next_attempt_at,
+            row_number() over (partition by w.user_id order by d.next_attempt_at, d.id) as turn
+          from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+          where d.status = 'pending' and d.next_attempt_at <= ${at} and (d.claimed_until is null or d.claimed_until < ${at})
+        ) due where turn <= ${perUser} order by turn, next_attempt_at, id limit ${limit * 2}`.execute(db)
+      const taking = new Map(running)
+      const picked: number[] = []
+      for (const { id, user_id: userId } of candidates) {
+        const held = taking.get(userId) ?? 0
+        if (held >= perUser) continue
+        taking.set(userId, held + 1)
+        picked.push(Number(id))
+        if (picked.length === limit) break
+      }
+      if (picked.length === 0) return []
       const claimed = await db.updateTable('webhook_deliveries')
         .set((eb) => ({ claimed_until: until.toISOString(), attempts: eb('attempts', '+', 1) }))
-        .where('id', 'in', due).where('status', '=', 'pending').where(free)
+        .where('id', 'in', picked).where('status', '=', 'pending').where(free)
         .returningAll().execute()
       if (claimed.length === 0) return []
-      const webhooks = new Map((await db.selectFrom('webhooks').selectAll()
-        .where('id', 'in', [...new Set(claimed.map((row) => row.webhook_id))]).execute()).map((row) => [row.id, row]))
+      const webhooks = new Map((await db.selectFrom('webhooks').leftJoin('api_keys', 'api_keys.id', 'webhooks.api_key_id')
+        .selectAll('webhooks').select(['api_keys.id as key_id', 'api_keys.revoked_at as key_revoked_at'])
+        .where('webhooks.id', 'in', [...new Set(claimed.map((row) => row.webhook_id))]).execute()).map((row) => [row.id, row]))
       return claimed.flatMap((row) => {
         const webhook = webhooks.get(row.webhook_id)
-        return webhook ? [{ ...deliveryOf(row), url: webhook.url, secret: webhook.secret }] : []
+        if (!webhook) return []
+        const lapsed = webhook.api_key_id !== null && (webhook.key_id === null || webhook.key_revoked_at !== null || (webhook.expires_at !== null && webhook.expires_at <= at))
+        return [{ ...deliveryOf(row), url: webhook.url, secret: webhook.secret, userId: webhook.user_id, lapsed }]
       })
     },
 

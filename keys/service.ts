@@ -55,7 +55,8 @@ export interface VerifiedKey {
   awsSsoOnly: boolean
 }
 
-const parentKeyOf = (credential?: Credential) =>
+/** The API key a request was made with, when it was one: what it creates belongs to its lineage. */
+export const parentKeyOf = (credential?: Credential | null) =>
   credential?.method === 'api-key' && 'key' in credential ? credential.key : undefined
 
 /** The earlier of two expiries, null meaning never. */

@@ -23,7 +23,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: CALLER_SECURITY,
       response: { 200: answer('The position', Type.Ref(ChangeCursor)), ...errorResponses(...CALLER_REFUSALS) }
     }
-  }, async () => journal.latest())
+  }, async (request) => journal.latest(request.userId))
 
   app.get('/api/changes', {
     config: DOCUMENTED,

@@ -35,6 +35,9 @@ export function servedAs (contentType: string, path: string): { contentType: str
   }
 }
 
+/** What user content may do in a browser: nothing but show itself. */
+export const SANDBOX_POLICY = "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'"
+
 /**
  * The headers of a raw answer. User content shares the API's origin, so it may never run there:
  * no type sniffing, a sandboxing policy, and only inert types shown rather than downloaded.
@@ -45,7 +48,7 @@ export function sendRawHeaders (reply: FastifyReply, file: ObjectMeta, path: str
   reply.header('content-type', served.contentType)
   reply.header('accept-ranges', 'bytes')
   reply.header('x-content-type-options', 'nosniff')
-  reply.header('content-security-policy', "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'")
+  reply.header('content-security-policy', SANDBOX_POLICY)
   if (served.disposition) reply.header('content-disposition', served.disposition)
 }
 

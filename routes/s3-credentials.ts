@@ -5,6 +5,7 @@ import { stowageOf } from '../plugins/decorators.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { S3CredentialBody, S3CredentialList, S3CredentialMade, S3CredentialParams, S3Session } from '../schemas/s3-credentials.js'
+import { parentKeyOf } from '../keys/service.js'
 import { ownerOf } from './file-answers.js'
 
 /** A user's credentials for the S3 endpoint. */
@@ -29,7 +30,7 @@ export const s3CredentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'x-optional-body': true,
       response: { 201: answer('Made', Type.Ref(S3CredentialMade)), ...errorResponses(400, 415, 503, ...CALLER_REFUSALS) }
     }
-  }, async (request, reply) => reply.code(201).send(await credentials().create(ownerOf(request), request.body.name)))
+  }, async (request, reply) => reply.code(201).send(await credentials().create(ownerOf(request), request.body.name, parentKeyOf(request.stowageCredential))))
 
   app.get('/api/s3-credentials', {
     config: DOCUMENTED,
@@ -66,5 +67,5 @@ export const s3CredentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: CALLER_SECURITY,
       response: { 200: answer('Temporary credentials', Type.Ref(S3Session)), ...errorResponses(503, ...CALLER_REFUSALS) }
     }
-  }, async (request) => credentials().session(ownerOf(request)))
+  }, async (request) => credentials().session(ownerOf(request), parentKeyOf(request.stowageCredential)))
 }

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { parentKeyOf } from '../keys/service.js'
 import { Type } from '@sinclair/typebox'
 import { stowageOf } from '../plugins/decorators.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
@@ -21,7 +22,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: Type.Ref(WebhookBody),
       response: { 201: answer('Made; its secret is shown this once', Type.Ref(WebhookMade)), ...errorResponses(400, 415, ...CALLER_REFUSALS) }
     }
-  }, async (request, reply) => reply.code(201).send(await webhooks.create(request.userId, request.body)))
+  }, async (request, reply) => reply.code(201).send(await webhooks.create(request.userId, request.body, parentKeyOf(request.stowageCredential))))
 
   app.get('/api/webhooks', {
     config: DOCUMENTED,

@@ -23,7 +23,13 @@ export interface S3Signer {
   secretAccessKey: string
 }
 
-interface SessionClaims { k: string, s: string, u: string, o: string | null, e: number }
+// `a`: the API key the session was made with, checked on every use (a revoked key's sessions stop).
+interface SessionClaims { k: string, s: string, u: string, o: string | null, e: number, a?: string }
+
+/** The API key a credential is made with: what it makes is revoked with it and expires no later. */
+export interface MadeWithKey { id: string, expiresAt: string | null }
+
+const earlier = (a: Date, b: string | null | undefined) => b === null || b === undefined || a.getTime() <= Date.parse(b) ? a : new Date(b)
 
 /**
  * S3 credentials: long-lived access keys (their secrets sealed in the database, revoked at once on
@@ -44,13 +50,17 @@ export function createS3Credentials ({ repository, sealer, sessionTtlSeconds = 3
     return text
   }
   return {
-    async create (owner: { userId: string, orgId?: string | null }, name = 's3') {
+    async create (owner: { userId: string, orgId?: string | null }, name = 's3', madeWith?: MadeWithKey) {
       if (await repository.count(owner.userId) >= MAX_S3_CREDENTIALS) throw new BadRequestError(`you have ${MAX_S3_CREDENTIALS} S3 credentials, the most there may be: revoke one first`)
       const accessKeyId = newAccessKeyId(LONG_LIVED)
       const secretAccessKey = newSecret()
       const createdAt = now()
-      await repository.add({ accessKeyId, userId: owner.userId, orgId: owner.orgId ?? null, name, secretSealed: sealer.seal(`s3-secret:${accessKeyId}`, secretAccessKey), createdAt })
-      return { accessKeyId, secretAccessKey, name, createdAt: createdAt.toISOString() }
+      const expiresAt = madeWith?.expiresAt ? new Date(madeWith.expiresAt) : null
+      await repository.add({
+        accessKeyId, userId: owner.userId, orgId: owner.orgId ?? null, name, secretSealed: sealer.seal(`s3-secret:${accessKeyId}`, secretAccessKey), createdAt,
+        apiKeyId: madeWith?.id ?? null, expiresAt
+      })
+      return { accessKeyId, secretAccessKey, name, createdAt: createdAt.toISOString(), ...expiresAt ? { expiresAt: expiresAt.toISOString() } : {} }
     },
 
     list: async (userId: string) => ({
@@ -64,11 +74,11 @@ export function createS3Credentials ({ repository, sealer, sessionTtlSeconds = 3
     },
 
     /** Temporary credentials for `sessionTtlSeconds`, for the S3 endpoint only. */
-    session (owner: { userId: string, orgId?: string | null }) {
+    session (owner: { userId: string, orgId?: string | null }, madeWith?: MadeWithKey) {
       const accessKeyId = newAccessKeyId(SESSION)
       const secretAccessKey = newSecret()
-      const expiration = new Date(now().getTime() + sessionTtlSeconds * 1000)
-      const claims: SessionClaims = { k: accessKeyId, s: secretAccessKey, u: owner.userId, o: owner.orgId ?? null, e: expiration.getTime() }
+      const expiration = earlier(new Date(now().getTime() + sessionTtlSeconds * 1000), madeWith?.expiresAt)
+      const claims: SessionClaims = { k: accessKeyId, s: secretAccessKey, u: owner.userId, o: owner.orgId ?? null, e: expiration.getTime(), ...madeWith ? { a: madeWith.id } : {} }
       return { accessKeyId, secretAccessKey, sessionToken: sealer.seal('s3-session', JSON.stringify(claims)), expiration: expiration.toISOString() }
     },
 
@@ -79,13 +89,15 @@ export function createS3Credentials ({ repository, sealer, sessionTtlSeconds = 3
         if (!claimed) return undefined
         const claims = JSON.parse(claimed) as SessionClaims
         if (claims.k !== accessKeyId || claims.e <= now().getTime()) return undefined
+        if (claims.a !== undefined && await repository.keyRevoked(claims.a)) return undefined
         return { userId: claims.u, orgId: claims.o, secretAccessKey: claims.s }
       }
       if (!accessKeyId.startsWith(LONG_LIVED)) return undefined
       const credential = await repository.find(accessKeyId)
       const secretAccessKey = credential && open(`s3-secret:${accessKeyId}`, credential.secretSealed)
-      if (!credential || !secretAccessKey) return undefined
+      if (!credential || !secretAccessKey || credential.keyRevoked) return undefined
       const at = now()
+      if (credential.expiresAt && credential.expiresAt <= at) return undefined
       if (at.getTime() - (touched.get(accessKeyId) ?? 0) > TOUCH_EVERY_MS) {
         touched.set(accessKeyId, at.getTime())
         void repository.touch(accessKeyId, at).catch(() => touched.delete(accessKeyId))

@@ -5,19 +5,18 @@ import type { S3MetadataRepository } from '../db/s3-metadata.js'
 import { metadataOf } from './metadata.js'
 import type { Metrics } from '../metrics/metrics.js'
 import { metricsPlugin } from '../plugins/metrics.js'
+import { lingerBeforeClose } from '../plugins/errors.js'
 import type { AddressFailureLimit } from '../plugins/decorators.js'
 import { createMemory } from '../limits.js'
-import {
-  BadRequestError, ConflictError, InsufficientStorageError, isRetriedSoon, NotFoundError, PayloadTooLargeError, PreconditionFailedError, RangeNotSatisfiableError
-} from '../errors.js'
+import { ConflictError, NotFoundError } from '../errors.js'
 import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
 import type { Multipart } from '../storage/multipart.js'
 import { completeUpload, createUpload, listParts, listUploads, multipartError, uploadPart, uploadPartCopy } from './multipart.js'
 import { bucketExists, checkBucketName, listBuckets, listObjects, maxKeysOf, requireBucket } from './buckets.js'
 import type { S3Credentials } from './credentials.js'
-import { invalidArgument, noSuchBucket, notImplemented, S3Error } from './errors.js'
+import { invalidArgument, noSuchBucket, notImplemented, S3Error, s3ErrorOf } from './errors.js'
 import { CURRENT, deleteVersion, listVersions, readVersion } from './versions.js'
-import { copyObject, deleteObject, deleteObjects, getObject, headObject, putObject, uploadOf, xmlBody } from './objects.js'
+import { contentTypeOf, copyObject, deleteObject, deleteObjects, getObject, headObject, putObject, uploadOf, xmlBody } from './objects.js'
 import { readSignature } from './sigv4.js'
 import { errorDocument, xmlDocument, type XmlNode } from './xml.js'
 
@@ -62,22 +61,6 @@ function addressed (request: FastifyRequest, domain: string | undefined): { buck
   return { bucket: bucket || undefined, key: rest.length > 0 && rest.join('/') !== '' ? rest.join('/') : undefined }
 }
 
-/** The S3 error for one of the file API's. */
-function s3ErrorOf (error: unknown, key?: string): S3Error {
-  if (error instanceof S3Error) return error
-  const { cause } = error as { cause?: unknown }
-  if (cause instanceof S3Error) return cause
-  if (error instanceof PreconditionFailedError) return new S3Error('PreconditionFailed', 412, 'At least one of the pre-conditions you specified did not hold')
-  if (error instanceof InsufficientStorageError) return new S3Error('QuotaExceeded', 403, (error as Error).message)
-  if (error instanceof PayloadTooLargeError) return new S3Error('EntityTooLarge', 400, 'Your proposed upload exceeds the maximum allowed object size.')
-  if (error instanceof RangeNotSatisfiableError) return new S3Error('InvalidRange', 416, 'The requested range is not satisfiable')
-  if (error instanceof NotFoundError) return new S3Error('NoSuchKey', 404, 'The specified key does not exist.', key ? { Key: key } : {})
-  if (error instanceof ConflictError) return new S3Error('InvalidRequest', 400, (error as Error).message)
-  if (error instanceof BadRequestError) return invalidArgument((error as Error).message)
-  if (isRetriedSoon(error)) return new S3Error('ServiceUnavailable', 503, 'Please reduce your request rate.')
-  return new S3Error('InternalError', 500, 'We encountered an internal error. Please try again.')
-}
-
 /**
  * The S3 protocol on a listener of its own: a user's buckets are the top-level folders of their
  * root, keys the paths below. A thin front end: every operation is the file API's, so isolation,
@@ -104,6 +87,8 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
   app.setErrorHandler(async (error, request, reply) => {
     const s3 = s3ErrorOf(multipartError(error), (request as FastifyRequest & { s3Key?: string }).s3Key)
     if (s3.status >= 500) request.log.error({ err: error }, 'S3 request failed')
+    // Refused before its body was read whole: the rest is dropped for a moment, then the connection closed.
+    if (!request.raw.complete) lingerBeforeClose(request.raw)
     const resource = request.url.split('?', 1)[0]
     reply.code(s3.status).header('content-type', 'application/xml').header('x-amz-request-id', request.id)
     // A HEAD answer has no body: the status says it.
@@ -141,7 +126,7 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
     const { signed, signer, key: signingKey } = await signerOf(request)
     const owner: Owner = { userId: signer.userId, orgId: signer.orgId }
     const { userId } = owner
-    const query = new URLSearchParams(request.url.split('?', 2)[1] ?? '')
+    const { query } = signed
     const { bucket, key } = addressed(request, domain)
     const method = request.method
     ;(request as FastifyRequest & { s3Key?: string }).s3Key = key
@@ -172,7 +157,7 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
         })
         return reply.code(204).send()
       }
-      if (method === 'POST' && query.has('delete')) return sendXml(reply, 'DeleteResult', await deleteObjects(files, userId, bucket, await xmlBody(request), (key, id) => deleteVersion(files, userId, bucket, key, id)))
+      if (method === 'POST' && query.has('delete')) return sendXml(reply, 'DeleteResult', await deleteObjects(files, userId, bucket, await xmlBody(request, signed, signingKey, 'Delete'), (key, id) => deleteVersion(files, userId, bucket, key, id)))
       if (method !== 'GET') throw notImplemented(`${method} on a bucket with ${[...query.keys()].join(', ') || 'no sub-resource'}`)
       if (query.has('location')) return sendXml(reply, 'LocationConstraint', region === 'us-east-1' ? '' : region)
       if (query.has('versioning')) return sendXml(reply, 'VersioningConfiguration', versioning ? { Status: 'Enabled' } : {})
@@ -210,7 +195,7 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
     if (query.has('uploadId')) {
       if (method === 'PUT' && request.headers['x-amz-copy-source'] !== undefined) return sendXml(reply, 'CopyPartResult', await uploadPartCopy(multipart, files, owner, query, request))
       if (method === 'PUT') return reply.header('etag', await uploadPart(multipart, owner, query, uploadOf(request, signed, signingKey))).send()
-      if (method === 'POST') return sendXml(reply, 'CompleteMultipartUploadResult', await completeUpload(multipart, metadata, owner, bucket, key, query, request, await xmlBody(request)))
+      if (method === 'POST') return sendXml(reply, 'CompleteMultipartUploadResult', await completeUpload(multipart, metadata, owner, bucket, key, query, request, await xmlBody(request, signed, signingKey, 'CompleteMultipartUpload')))
       if (method === 'DELETE') {
         await multipart.abort(userId, query.get('uploadId')!)
         return reply.code(204).send()
@@ -218,8 +203,7 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
       if (method === 'GET') return sendXml(reply, 'ListPartsResult', await listParts(multipart, userId, bucket, key, query))
     }
     if (method === 'POST' && query.has('uploads')) {
-      const contentType = typeof request.headers['content-type'] === 'string' ? request.headers['content-type'] : DEFAULT_CONTENT_TYPE
-      return sendXml(reply, 'InitiateMultipartUploadResult', await createUpload(multipart, owner, bucket, key, contentType, metadataOf(request.headers)))
+      return sendXml(reply, 'InitiateMultipartUploadResult', await createUpload(multipart, owner, bucket, key, contentTypeOf(request), metadataOf(request.headers)))
     }
     if (['uploads', 'uploadId', 'partNumber', 'tagging', 'acl', 'retention', 'legal-hold', 'attributes', 'torrent', 'restore', 'select'].some((name) => query.has(name))) {
       throw notImplemented(`${method} with ${[...query.keys()].filter((name) => !name.startsWith('X-Amz-')).join(', ')}`)

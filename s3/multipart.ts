@@ -6,8 +6,10 @@ import { parseRange, writePreconditions } from '../storage/conditional.js'
 import type { FileService } from '../storage/files.js'
 import { MAX_PART_NUMBER, MultipartError, type Multipart } from '../storage/multipart.js'
 import { invalidArgument, noSuchKey, S3Error } from './errors.js'
-import { pathOf, type uploadOf } from './objects.js'
-import { childrenNamed, textOf, type XmlNode } from './xml.js'
+import { copySourceOf, pathOf, type uploadOf } from './objects.js'
+import type { XmlNode } from './xml.js'
+import { INPUT_LIMITS } from '../limits.js'
+import { childNamed, type XmlElement } from '../xml-body.js'
 
 const MULTIPART_CODES: Record<MultipartError['reason'], [string, number]> = {
   'no-upload': ['NoSuchUpload', 404], 'invalid-part': ['InvalidPart', 400], 'part-order': ['InvalidPartOrder', 400], 'too-small': ['EntityTooSmall', 400]
@@ -41,14 +43,12 @@ export async function uploadPart (multipart: Multipart, owner: Owner, query: URL
 
 /** UploadPartCopy: a part that is (a range of) an object of the same user's. */
 export async function uploadPartCopy (multipart: Multipart, files: FileService, owner: Owner, query: URLSearchParams, request: FastifyRequest): Promise<XmlNode> {
-  const source = decodeURIComponent(String(request.headers['x-amz-copy-source']).replace(/^\//, '').split('?', 1)[0])
-  const slash = source.indexOf('/')
-  if (slash < 1) throw invalidArgument('x-amz-copy-source must be bucket/key')
+  const { bucket: fromBucket, key: fromKey } = copySourceOf(request)
   const rangeHeader = request.headers['x-amz-copy-source-range']
   const range = typeof rangeHeader === 'string' ? parseRange(rangeHeader) : undefined
   if (typeof rangeHeader === 'string' && (!range || !('start' in range) || range.end === undefined)) throw invalidArgument('The x-amz-copy-source-range value must be of the form bytes=first-last')
-  const read = await files.read(owner.userId, source, { range }).catch((error: unknown) => {
-    if (error instanceof NotFoundError) throw noSuchKey(source.slice(slash + 1))
+  const read = await files.read(owner.userId, pathOf(fromBucket, fromKey), { range }).catch((error: unknown) => {
+    if (error instanceof NotFoundError) throw noSuchKey(fromKey)
     throw error
   })
   if (read.notModified) throw invalidArgument('the copy source was not read')
@@ -57,9 +57,12 @@ export async function uploadPartCopy (multipart: Multipart, files: FileService, 
   return { ETag: etag, LastModified: new Date().toISOString() }
 }
 
-export async function completeUpload (multipart: Multipart, metadata: S3MetadataRepository, owner: Owner, bucket: string, key: string, query: URLSearchParams, request: FastifyRequest, xml: string): Promise<XmlNode> {
-  const chosen = childrenNamed(xml, 'Part').map((part) => ({ partNumber: partNumberOf(textOf(part, 'PartNumber') ?? null), etag: textOf(part, 'ETag') ?? '' }))
-  if (chosen.length === 0) throw new S3Error('MalformedXML', 400, 'The XML you provided was not well-formed or did not validate against our published schema.')
+export async function completeUpload (multipart: Multipart, metadata: S3MetadataRepository, owner: Owner, bucket: string, key: string, query: URLSearchParams, request: FastifyRequest, root: XmlElement): Promise<XmlNode> {
+  const parts = root.children.filter((child) => child.name === 'Part')
+  if (parts.length === 0 || parts.length > INPUT_LIMITS.s3CompleteParts) {
+    throw new S3Error('MalformedXML', 400, `The XML you provided was not well-formed or did not validate against our published schema: a CompleteMultipartUpload names 1 to ${INPUT_LIMITS.s3CompleteParts} parts.`)
+  }
+  const chosen = parts.map((part) => ({ partNumber: partNumberOf(childNamed(part, 'PartNumber')?.text.trim() ?? null), etag: childNamed(part, 'ETag')?.text.trim() ?? '' }))
   const id = query.get('uploadId')!
   if ((await multipart.find(owner.userId, id)).path !== pathOf(bucket, key)) throw new S3Error('NoSuchUpload', 404, 'The specified upload does not exist.')
   const done = await multipart.complete(owner, id, chosen, writePreconditions(request.headers))

@@ -1,43 +1,64 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { sendBody } from '../routes/file-answers.js'
+import { SANDBOX_POLICY, sendBody, servedAs } from '../routes/file-answers.js'
+import { isFileMediaType } from '../schemas/files.js'
 import type { Owner } from '../db/usage.js'
-import { BadRequestError, NotFoundError } from '../errors.js'
+import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../errors.js'
+import { INPUT_LIMITS } from '../limits.js'
+import { childNamed, readXmlBody, type XmlElement } from '../xml-body.js'
 import { parseRange, readConditions, writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
 import type { ObjectMeta } from '../storage/object-store.js'
-import { invalidArgument, noSuchKey, S3Error } from './errors.js'
-import { objectBytes } from './payload.js'
+import { invalidArgument, noSuchKey, S3Error, s3ErrorOf } from './errors.js'
+import { declaredLengthOf, isChunked, lengthOf, objectBytes } from './payload.js'
 import { metadataOf, sendMetadata } from './metadata.js'
 import type { S3MetadataRepository } from '../db/s3-metadata.js'
 import type { SignedRequest } from './sigv4.js'
-import { childrenNamed, isPlainXml, textOf, type XmlNode } from './xml.js'
-
-// A Delete (DeleteObjects) body: 1,000 keys of up to 1,024 bytes and their XML.
-const MAX_XML_BYTES = 2 * 1024 * 1024
-const MAX_DELETE_KEYS = 1000
+import type { XmlNode } from './xml.js'
 
 /** A key of a bucket as a path of the user's files: the file API's rules, refused as S3 refuses. */
 export const pathOf = (bucket: string, key: string) => `${bucket}/${key}`
 
 const httpDate = (date: Date) => date.toUTCString()
 
-/** The headers S3 sends for an object, on GET and HEAD. */
-export function sendObjectHeaders (reply: FastifyReply, file: ObjectMeta) {
+// What a GetObject may ask the answer to say instead (response-* of a presigned URL).
+const OVERRIDES = [
+  ['response-content-type', 'content-type'], ['response-content-disposition', 'content-disposition'], ['response-content-encoding', 'content-encoding'],
+  ['response-content-language', 'content-language'], ['response-cache-control', 'cache-control'], ['response-expires', 'expires']
+] as const
+
+/**
+ * The headers S3 sends for an object, on GET and HEAD. User content answered here shares the S3
+ * listener's origin, so it is served by the raw routes' one rule (`servedAs`): no sniffing, a
+ * sandboxing policy, and `attachment` unless the type is inert, whatever response-* asks.
+ */
+export function sendObjectHeaders (reply: FastifyReply, file: ObjectMeta, key: string, query?: URLSearchParams) {
+  const asked = new Map<string, string>()
+  for (const [parameter, header] of OVERRIDES) {
+    const value = query?.get(parameter)
+    if (value === null || value === undefined) continue
+    if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) throw invalidArgument(`${parameter} may not hold control characters or characters past U+00FF`)
+    asked.set(header, value)
+  }
+  const askedType = asked.get('content-type')
+  if (askedType !== undefined && !isFileMediaType(askedType)) throw invalidArgument('response-content-type is not a media type')
+  const served = servedAs(askedType ?? file.contentType, key)
   reply.header('etag', file.etag)
   reply.header('last-modified', httpDate(file.lastModified))
-  reply.header('content-type', file.contentType)
   reply.header('accept-ranges', 'bytes')
+  for (const [header, value] of asked) reply.header(header, value)
+  reply.header('content-type', served.contentType)
+  reply.header('x-content-type-options', 'nosniff')
+  reply.header('content-security-policy', SANDBOX_POLICY)
+  const disposition = asked.get('content-disposition')
+  if (served.disposition && !disposition?.trim().toLowerCase().startsWith('attachment')) reply.header('content-disposition', served.disposition)
 }
 
-/** response-content-type and the like: a presigned GET may ask for other headers on the answer. */
-function sendOverrides (reply: FastifyReply, query: URLSearchParams) {
-  for (const [parameter, header] of [
-    ['response-content-type', 'content-type'], ['response-content-disposition', 'content-disposition'], ['response-content-encoding', 'content-encoding'],
-    ['response-content-language', 'content-language'], ['response-cache-control', 'cache-control'], ['response-expires', 'expires']
-  ]) {
-    const value = query.get(parameter)
-    if (value !== null) reply.header(header, value)
-  }
+/** The Content-Type a write gives its object: a media type, as the file API takes them (400 otherwise). */
+export function contentTypeOf (request: FastifyRequest): string {
+  const given = request.headers['content-type']
+  if (given === undefined) return DEFAULT_CONTENT_TYPE
+  if (typeof given !== 'string' || !isFileMediaType(given)) throw invalidArgument('Content-Type is not a media type such as text/plain or image/png')
+  return given
 }
 
 /** If-Match and If-Unmodified-Since of a GET or HEAD, which the file API's reads do not take. */
@@ -64,7 +85,7 @@ async function withKey<T> (key: string, work: () => Promise<T>): Promise<T> {
 export async function headObject (files: FileService, metadata: S3MetadataRepository, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply) {
   const file = await withKey(key, () => files.head(userId, pathOf(bucket, key)))
   checkReadPreconditions(request, file)
-  sendObjectHeaders(reply, file)
+  sendObjectHeaders(reply, file, key)
   sendMetadata(reply, await metadata.get(userId, pathOf(bucket, key), file.etag))
   const { ifNoneMatch, ifModifiedSince } = readConditions(request.headers)
   if ((ifNoneMatch && (ifNoneMatch.includes('*') || ifNoneMatch.includes(file.etag))) ||
@@ -84,22 +105,17 @@ export async function getObject (files: FileService, metadata: S3MetadataReposit
     if (!read.notModified) read.file.body.destroy()
     throw error
   }
-  sendObjectHeaders(reply, read.file)
+  sendObjectHeaders(reply, read.file, key, query)
   sendMetadata(reply, await metadata.get(userId, path, read.file.etag))
-  sendOverrides(reply, query)
   if (read.notModified) return reply.code(304).send()
   return sendBody(reply, read.file)
 }
 
 /** The object's bytes as they arrive, their length (x-amz-decoded-content-length for aws-chunked), and their type. */
 export function uploadOf (request: FastifyRequest, signed: SignedRequest, key: { signingKey: Buffer, signature: string }) {
-  const chunked = signed.payload.kind === 'streaming-signed' || signed.payload.kind === 'streaming-unsigned-trailer'
-  const declared = chunked ? request.headers['x-amz-decoded-content-length'] : request.headers['content-length']
-  if (chunked && declared === undefined) throw new S3Error('MissingContentLength', 411, 'You must provide the Content-Length HTTP header (x-amz-decoded-content-length for aws-chunked).')
-  const length = declared === undefined ? undefined : Number(declared)
-  if (length !== undefined && !Number.isSafeInteger(length)) throw invalidArgument('the content length is not a number')
+  const length = isChunked(signed) ? declaredLengthOf(request.headers) : lengthOf('Content-Length', request.headers['content-length'])
   const body = request.raw.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>
-  const contentType = typeof request.headers['content-type'] === 'string' ? request.headers['content-type'] : DEFAULT_CONTENT_TYPE
+  const contentType = contentTypeOf(request)
   const checked = objectBytes(body, signed, key, request.headers)
   return { body: checked === body ? body : carried(checked), length, contentType }
 }
@@ -131,27 +147,34 @@ export async function deleteObject (files: FileService, userId: string, bucket: 
   return reply.code(204).send()
 }
 
-/** Reads a small XML body whole (a Delete, a CompleteMultipartUpload). */
-export async function xmlBody (request: FastifyRequest): Promise<string> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of request.raw) {
-    size += (chunk as Buffer).length
-    if (size > MAX_XML_BYTES) throw new S3Error('MalformedXML', 400, 'The XML you provided was too large.')
-    chunks.push(chunk as Buffer)
+const malformedXml = (why: string) => new S3Error('MalformedXML', 400, `The XML you provided was not well-formed or did not validate against our published schema: ${why}`)
+
+/**
+ * A small XML body (a Delete, a CompleteMultipartUpload) whose root is `rootName`: checked against its
+ * signed payload hash and Content-MD5 as any body is, before anything acts on it.
+ */
+export async function xmlBody (request: FastifyRequest, signed: SignedRequest, key: { signingKey: Buffer, signature: string }, rootName: string): Promise<XmlElement> {
+  const body = request.raw.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>
+  let document: Awaited<ReturnType<typeof readXmlBody>>
+  try {
+    document = await readXmlBody(objectBytes(body, signed, key, request.headers), { maxBytes: INPUT_LIMITS.s3XmlBytes, maxElements: INPUT_LIMITS.s3XmlElements })
+  } catch (error) {
+    if (error instanceof PayloadTooLargeError) throw new S3Error('MaxMessageLengthExceeded', 400, `Your request was too big: an XML body is at most ${INPUT_LIMITS.s3XmlBytes} bytes.`)
+    if (error instanceof BadRequestError) throw malformedXml((error as Error).message)
+    throw error
   }
-  const xml = Buffer.concat(chunks).toString('utf8')
-  if (!isPlainXml(xml)) throw new S3Error('MalformedXML', 400, 'The XML you provided was not well-formed or did not validate against our published schema.')
-  return xml
+  if (!document) throw malformedXml('the body is empty')
+  if (document.root.name !== rootName) throw malformedXml(`the root element must be ${rootName}`)
+  return document.root
 }
 
 /** DeleteObjects: each key to the trash; the answer names what was deleted (unless quiet) and what failed. */
-export async function deleteObjects (files: FileService, userId: string, bucket: string, xml: string, removeVersion: (key: string, id: string) => Promise<void>): Promise<XmlNode> {
-  const objects = childrenNamed(xml, 'Object').map((object) => ({ key: textOf(object, 'Key'), versionId: textOf(object, 'VersionId') }))
-  if (objects.length === 0 || objects.length > MAX_DELETE_KEYS || objects.some(({ key }) => key === undefined)) {
-    throw new S3Error('MalformedXML', 400, `A Delete names 1 to ${MAX_DELETE_KEYS} objects, each with a Key.`)
+export async function deleteObjects (files: FileService, userId: string, bucket: string, root: XmlElement, removeVersion: (key: string, id: string) => Promise<void>): Promise<XmlNode> {
+  const objects = root.children.filter((child) => child.name === 'Object').map((object) => ({ key: childNamed(object, 'Key')?.text, versionId: childNamed(object, 'VersionId')?.text }))
+  if (objects.length === 0 || objects.length > INPUT_LIMITS.s3DeleteKeys || objects.some(({ key }) => key === undefined)) {
+    throw malformedXml(`a Delete names 1 to ${INPUT_LIMITS.s3DeleteKeys} objects, each with a Key`)
   }
-  const quiet = textOf(xml, 'Quiet') === 'true'
+  const quiet = childNamed(root, 'Quiet')?.text.trim() === 'true'
   const deleted: XmlNode[] = []
   const errors: XmlNode[] = []
   for (const { key, versionId } of objects as Array<{ key: string, versionId?: string }>) {
@@ -164,7 +187,7 @@ export async function deleteObjects (files: FileService, userId: string, bucket:
       if (error instanceof NotFoundError && !kept) {
         if (!quiet) deleted.push({ Key: key })
       } else {
-        const s3 = error instanceof S3Error ? error : new S3Error('InternalError', 500, 'We encountered an internal error. Please try again.')
+        const s3 = s3ErrorOf(error, key)
         errors.push({ Key: key, VersionId: versionId, Code: s3.code, Message: s3.message })
       }
     }
@@ -172,20 +195,26 @@ export async function deleteObjects (files: FileService, userId: string, bucket:
   return { Deleted: deleted, Error: errors }
 }
 
-/** CopyObject: done by the file API's copy, inside the store; the source is `/bucket/key` of the same user. */
-export async function copyObject (files: FileService, metadata: S3MetadataRepository, owner: Owner, bucket: string, key: string, request: FastifyRequest): Promise<XmlNode> {
+/** x-amz-copy-source: `/bucket/key[?versionId=…]`, URL-encoded; 400 when it is not one. */
+export function copySourceOf (request: FastifyRequest): { bucket: string, key: string, versionId: string | null } {
   const source = String(request.headers['x-amz-copy-source'])
   const [sourcePath, sourceQuery] = source.replace(/^\//, '').split('?', 2)
-  const versionId = new URLSearchParams(sourceQuery ?? '').get('versionId')
   let decoded: string
+  let versionId: string | null
   try {
     decoded = decodeURIComponent(sourcePath)
+    versionId = new URLSearchParams(sourceQuery ?? '').get('versionId')
   } catch {
     throw invalidArgument('x-amz-copy-source is not a URL-encoded bucket/key')
   }
   const slash = decoded.indexOf('/')
-  if (slash < 1) throw invalidArgument('x-amz-copy-source must be bucket/key')
-  const [fromBucket, fromKey] = [decoded.slice(0, slash), decoded.slice(slash + 1)]
+  if (slash < 1 || slash === decoded.length - 1) throw invalidArgument('x-amz-copy-source must be bucket/key')
+  return { bucket: decoded.slice(0, slash), key: decoded.slice(slash + 1), versionId }
+}
+
+/** CopyObject: done by the file API's copy, inside the store; the source is `/bucket/key` of the same user. */
+export async function copyObject (files: FileService, metadata: S3MetadataRepository, owner: Owner, bucket: string, key: string, request: FastifyRequest): Promise<XmlNode> {
+  const { bucket: fromBucket, key: fromKey, versionId } = copySourceOf(request)
   if (versionId !== null && versionId !== 'null') return await copyVersion(files, metadata, owner, { bucket: fromBucket, key: fromKey, versionId }, { bucket, key }, request)
   const directive = request.headers['x-amz-metadata-directive']
   if (directive !== undefined && directive !== 'COPY' && directive !== 'REPLACE') throw invalidArgument('x-amz-metadata-directive must be COPY or REPLACE')

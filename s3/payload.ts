@@ -1,5 +1,6 @@
 import { createHash, createHmac } from 'node:crypto'
 import { Crc32, Crc32c, Crc64Nvme } from '@aws-sdk/checksums/crc'
+import { INPUT_LIMITS } from '../limits.js'
 import { S3Error, signatureMismatch } from './errors.js'
 import { EMPTY_SHA256, sameSignature, type SignedRequest } from './sigv4.js'
 
@@ -34,19 +35,21 @@ export function checksumAlgorithmOf (name: string): string | undefined {
 
 type ChunkEvent = { kind: 'header', size: number, extensions: string } | { kind: 'data', bytes: Buffer } | { kind: 'trailer', lines: string[] }
 
-// A chunk header or a trailer line longer than this is not one.
-const MAX_LINE = 8192
-
-/** Reads an aws-chunked body: `<hex size>[;extensions]\r\n<data>\r\n`, …, `0…\r\n`, trailer lines, `\r\n`. */
-async function * awsChunks (source: AsyncIterable<Buffer>): AsyncGenerator<ChunkEvent> {
+/**
+ * Reads an aws-chunked body: `<hex size>[;extensions]\r\n<data>\r\n`, …, `0…\r\n`, trailer lines, `\r\n`.
+ * Every framed part is bounded: a line (INPUT_LIMITS.awsChunkLineBytes), the trailer's lines
+ * (awsTrailerLines), the data (`declared`, x-amz-decoded-content-length).
+ */
+async function * awsChunks (source: AsyncIterable<Buffer>, declared: number): AsyncGenerator<ChunkEvent> {
   let pending: Buffer = Buffer.alloc(0)
   let state: 'header' | 'data' | 'crlf' | 'trailer' | 'done' = 'header'
   let left = 0
+  let decoded = 0
   const trailer: string[] = []
   const line = () => {
     const end = pending.indexOf('\r\n')
     if (end === -1) {
-      if (pending.length > MAX_LINE) throw malformed('a line is too long')
+      if (pending.length > INPUT_LIMITS.awsChunkLineBytes) throw malformed(`a chunk header or trailer line is longer than ${INPUT_LIMITS.awsChunkLineBytes} bytes`)
       return undefined
     }
     const text = pending.subarray(0, end).toString('latin1')
@@ -62,6 +65,8 @@ async function * awsChunks (source: AsyncIterable<Buffer>): AsyncGenerator<Chunk
         const match = /^([0-9a-fA-F]{1,16})(;.*)?$/.exec(header)
         if (!match) throw malformed('a chunk size is not hexadecimal')
         const size = parseInt(match[1], 16)
+        decoded += size
+        if (decoded > declared) throw malformed(`its chunks hold more than the ${declared} bytes x-amz-decoded-content-length declares`)
         yield { kind: 'header', size, extensions: match[2] ?? '' }
         if (size === 0) state = 'trailer'
         else [state, left] = ['data', size]
@@ -83,11 +88,11 @@ async function * awsChunks (source: AsyncIterable<Buffer>): AsyncGenerator<Chunk
         if (text === '') {
           state = 'done'
           yield { kind: 'trailer', lines: trailer }
-        } else trailer.push(text)
+        } else if (trailer.push(text) > INPUT_LIMITS.awsTrailerLines) throw malformed(`its trailer has more than ${INPUT_LIMITS.awsTrailerLines} lines`)
       } else break
     }
   }
-  if ((state as string) !== 'done') throw incomplete()
+  if ((state as string) !== 'done' || decoded < declared) throw incomplete()
 }
 
 /**
@@ -95,6 +100,7 @@ async function * awsChunks (source: AsyncIterable<Buffer>): AsyncGenerator<Chunk
  * on the way. `headers` give Content-MD5, x-amz-checksum-* and x-amz-trailer.
  */
 export function objectBytes (source: AsyncIterable<Buffer>, signed: SignedRequest, key: { signingKey: Buffer, signature: string }, headers: Record<string, string | string[] | undefined>): AsyncIterable<Buffer> {
+  const declared = isChunked(signed) ? declaredLengthOf(headers) : undefined
   const checks: Array<{ what: string, checksum: Checksum, expected?: string }> = []
   const contentMd5 = headers['content-md5']
   if (typeof contentMd5 === 'string') checks.push({ what: 'Content-MD5', checksum: hashOf('md5'), expected: contentMd5 })
@@ -108,19 +114,35 @@ export function objectBytes (source: AsyncIterable<Buffer>, signed: SignedReques
   const trailerCheck = trailing ? { what: trailerName!, checksum: CHECKSUMS[trailing]() } : undefined
   // Unsigned and unchecked (a presigned PUT): the bytes as they came, through no generator.
   if (signed.payload.kind === 'unsigned' && checks.length === 0 && !trailerCheck) return source
-  return checkedBytes(source, signed, key, checks, trailerCheck)
+  return checkedBytes(source, signed, key, checks, trailerCheck, declared ?? 0)
+}
+
+export const isChunked = (signed: SignedRequest) => signed.payload.kind === 'streaming-signed' || signed.payload.kind === 'streaming-unsigned-trailer'
+
+/** A length header's value: a whole number of bytes, or 400. */
+export function lengthOf (name: string, value: string | string[] | undefined): number | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string' || !/^\d{1,16}$/.test(value.trim()) || !Number.isSafeInteger(Number(value))) throw new S3Error('InvalidArgument', 400, `${name} must be a whole number of bytes`)
+  return Number(value)
+}
+
+/** x-amz-decoded-content-length: the object's length in an aws-chunked body, which the body must hold exactly. */
+export function declaredLengthOf (headers: Record<string, string | string[] | undefined>): number {
+  const length = lengthOf('x-amz-decoded-content-length', headers['x-amz-decoded-content-length'])
+  if (length === undefined) throw new S3Error('MissingContentLength', 411, 'You must provide the Content-Length HTTP header (x-amz-decoded-content-length for aws-chunked).')
+  return length
 }
 
 async function * checkedBytes (source: AsyncIterable<Buffer>, signed: SignedRequest, key: { signingKey: Buffer, signature: string },
-  checks: Array<{ what: string, checksum: Checksum, expected?: string }>, trailerCheck: { what: string, checksum: Checksum } | undefined): AsyncGenerator<Buffer> {
+  checks: Array<{ what: string, checksum: Checksum, expected?: string }>, trailerCheck: { what: string, checksum: Checksum } | undefined, declared: number): AsyncGenerator<Buffer> {
   const sha256 = signed.payload.kind === 'sha256' ? createHash('sha256') : undefined
   let bytes: AsyncIterable<Buffer> = source
   let trailer: string[] = []
   if (signed.payload.kind === 'streaming-signed') {
-    bytes = signedChunksChecked(source, signed, key)
+    bytes = signedChunksChecked(source, signed, key, declared)
   } else if (signed.payload.kind === 'streaming-unsigned-trailer') {
     bytes = (async function * () {
-      for await (const event of awsChunks(source)) {
+      for await (const event of awsChunks(source, declared)) {
         if (event.kind === 'data') yield event.bytes
         else if (event.kind === 'trailer') trailer = event.lines
       }
@@ -147,7 +169,7 @@ async function * checkedBytes (source: AsyncIterable<Buffer>, signed: SignedRequ
 
 /** STREAMING-AWS4-HMAC-SHA256-PAYLOAD: each chunk's signature chains from the one before, the
  *  request's first; each is checked when its bytes have all passed (at the next header). */
-async function * signedChunksChecked (source: AsyncIterable<Buffer>, signed: SignedRequest, { signingKey, signature }: { signingKey: Buffer, signature: string }): AsyncGenerator<Buffer> {
+async function * signedChunksChecked (source: AsyncIterable<Buffer>, signed: SignedRequest, { signingKey, signature }: { signingKey: Buffer, signature: string }, declared: number): AsyncGenerator<Buffer> {
   let previous = signature
   let expected: string | undefined
   let hash = createHash('sha256')
@@ -158,7 +180,7 @@ async function * signedChunksChecked (source: AsyncIterable<Buffer>, signed: Sig
     previous = expected
     expected = undefined
   }
-  for await (const event of awsChunks(source)) {
+  for await (const event of awsChunks(source, declared)) {
     if (event.kind === 'header') {
       check()
       const match = /^;chunk-signature=([0-9a-f]{64})$/.exec(event.extensions)

@@ -22,6 +22,8 @@ export type PayloadSigning =
 
 export interface SignedRequest {
   accessKeyId: string
+  /** The query as the signature read it: the one reading the operation acts on too. */
+  query: URLSearchParams
   sessionToken?: string
   payload: PayloadSigning
   /** The request's time, `YYYYMMDDTHHMMSSZ`, and its credential scope: chunk signatures name them too. */
@@ -44,6 +46,24 @@ function decoded (text: string): string {
   } catch {
     throw new S3Error('InvalidURI', 400, 'Couldn\'t parse the specified URI.')
   }
+}
+
+/** A query's names and values, decoded once ("+" is a space, as a form's query reads): what is signed is what is acted on. */
+function queryPairs (rawQuery: string): Array<[string, string]> {
+  return rawQuery.split('&').filter(Boolean).map((pair) => {
+    const at = pair.indexOf('=')
+    const [name, value] = at === -1 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)]
+    return [decoded(name.replace(/\+/g, ' ')), decoded(value.replace(/\+/g, ' '))]
+  })
+}
+
+// Headers SigV4 itself defines, which a request may carry unsigned; any other x-amz-* header
+// changes what the request does, so it must be signed (S3 refuses it otherwise).
+const UNSIGNED_ALLOWED = new Set(['x-amz-content-sha256', 'x-amz-date', 'x-amz-security-token'])
+
+function refuseUnsigned (headers: IncomingHttpHeaders, signedHeaders: string[]) {
+  const unsigned = Object.keys(headers).filter((name) => name.startsWith('x-amz-') && !UNSIGNED_ALLOWED.has(name) && !signedHeaders.includes(name))
+  if (unsigned.length > 0) throw new S3Error('AccessDenied', 403, 'There were headers present in the request which were not signed', { HeadersNotSigned: unsigned.join(', ') })
 }
 
 // A key's signing key changes once a day: derived once (four HMACs), not per request.
@@ -126,7 +146,8 @@ function fromQuery (query: URLSearchParams): Parts {
  */
 export function readSignature (request: { method: string, url: string, headers: IncomingHttpHeaders }, { region, now = new Date() }: { region: string, now?: Date }): SignedRequest {
   const [rawPath, rawQuery = ''] = request.url.split('?', 2)
-  const query = new URLSearchParams(rawQuery)
+  const pairs = queryPairs(rawQuery)
+  const query = new URLSearchParams(pairs)
   const authorization = headerValue(request.headers, 'authorization')
   const presigned = query.has('X-Amz-Signature')
   if (!authorization && !presigned) throw accessDenied('Anonymous access is not allowed: sign requests with AWS Signature Version 4')
@@ -146,13 +167,10 @@ export function readSignature (request: { method: string, url: string, headers: 
     throw new S3Error('RequestTimeTooSkewed', 403, 'The difference between the request time and the current time is too large.', { RequestTime: parts.amzDate, ServerTime: now.toISOString() })
   }
   if (!parts.signedHeaders.includes('host')) throw accessDenied('The host header must be signed')
+  refuseUnsigned(request.headers, parts.signedHeaders)
 
   const canonicalPath = rawPath.split('/').map((segment) => encode(decoded(segment))).join('/')
-  const canonicalQuery = rawQuery.split('&').filter(Boolean)
-    .map((pair) => {
-      const at = pair.indexOf('=')
-      return at === -1 ? [decoded(pair), ''] : [decoded(pair.slice(0, at)), decoded(pair.slice(at + 1))]
-    })
+  const canonicalQuery = pairs
     .filter(([name]) => !(presigned && name === 'X-Amz-Signature'))
     .map(([name, value]) => [encode(name), encode(value)])
     .sort(([a, x], [b, y]) => a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0)
@@ -169,6 +187,7 @@ export function readSignature (request: { method: string, url: string, headers: 
 
   return {
     accessKeyId,
+    query,
     sessionToken: parts.sessionToken,
     payload: parts.payload,
     amzDate: parts.amzDate,

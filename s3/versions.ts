@@ -28,7 +28,7 @@ async function versionOf (files: FileService, userId: string, bucket: string, ke
 export async function readVersion (files: FileService, userId: string, bucket: string, key: string, id: string, request: FastifyRequest, reply: FastifyReply) {
   await versionOf(files, userId, bucket, key, id)
   const { read } = await files.versions!.read(userId, id, { range: request.method === 'GET' ? parseRange(request.headers.range) : undefined, ...readConditions(request.headers) })
-  sendObjectHeaders(reply, read.file)
+  sendObjectHeaders(reply, read.file, key)
   reply.header('x-amz-version-id', id)
   if (read.notModified) return reply.code(304).send()
   if (request.method === 'HEAD') {

@@ -1,5 +1,5 @@
-// S3's answers are XML: written here, and the few request bodies S3 takes (a Delete, a
-// CompleteMultipartUpload) read here, small and without a DOCTYPE.
+// S3's answers are XML, written here. The few request bodies S3 takes (a Delete, a
+// CompleteMultipartUpload) are read by xml-body.ts, as WebDAV's are.
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' }
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c])
@@ -29,33 +29,4 @@ export function xmlDocument (root: string, content: XmlNode | string): string {
 /** An error answer, as S3 writes one (no namespace). */
 export function errorDocument (node: XmlNode): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<Error>${elements(node)}</Error>`
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }
-
-function unescape (text: string): string {
-  return text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);/g, (whole, entity: string) => {
-    if (entity.startsWith('#x')) return String.fromCodePoint(parseInt(entity.slice(2), 16))
-    if (entity.startsWith('#')) return String.fromCodePoint(Number(entity.slice(1)))
-    return ENTITIES[entity] ?? whole
-  })
-}
-
-/** The inner text of each `<name>` element of `xml` (not nested in itself), unescaped when `text`. */
-export function childrenNamed (xml: string, name: string): string[] {
-  const found: string[] = []
-  const pattern = new RegExp(`<(?:[A-Za-z0-9]+:)?${name}(?:\\s[^>]*)?>([\\s\\S]*?)</(?:[A-Za-z0-9]+:)?${name}>|<(?:[A-Za-z0-9]+:)?${name}(?:\\s[^>]*)?/>`, 'g')
-  for (const match of xml.matchAll(pattern)) found.push(match[1] ?? '')
-  return found
-}
-
-/** The text of the first `<name>` in `xml`, unescaped; undefined when there is none. */
-export function textOf (xml: string, name: string): string | undefined {
-  const [inner] = childrenNamed(xml, name)
-  return inner === undefined ? undefined : unescape(inner.replace(/^<!\[CDATA\[([\s\S]*)\]\]>$/, '$1'))
-}
-
-/** Refuses what is not a plain XML document: a DOCTYPE (entities that expand) above all. */
-export function isPlainXml (xml: string): boolean {
-  return !/<!DOCTYPE|<!ENTITY/i.test(xml)
 }

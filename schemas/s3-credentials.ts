@@ -9,7 +9,8 @@ export const S3CredentialMade = Type.Object({
   accessKeyId: Type.String(),
   secretAccessKey: Type.String({ description: 'Shown this once' }),
   name: Type.String(),
-  createdAt: Type.String({ format: 'date-time' })
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'Made with an API key that expires: it expires with it (and is revoked with it)' }))
 }, { $id: 'StowageS3CredentialMade' })
 
 export const S3CredentialList = Type.Object({

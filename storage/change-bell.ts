@@ -1,45 +1,73 @@
 import pg from 'pg'
 
-/** A user's journal grew: whoever waits for that user's changes on this instance is woken. */
+/**
+ * A user's journal grew at `paths` (a move's two; undefined: anywhere): whoever waits on this
+ * instance for that user's changes under a prefix of one of them is woken, and nobody else, so
+ * that an idle wait costs nothing when changes that cannot concern it are made.
+ */
 export interface ChangeBell {
-  ring (userId: string): void
-  /** Resolves true when `userId` is rung, false when `ms` pass or `signal` aborts first. Holds no
-   *  database connection while it waits. */
-  wait (userId: string, ms: number, signal?: AbortSignal): Promise<boolean>
+  ring (userId: string, paths?: string[]): void
+  /** Resolves true when `userId` is rung under `prefix`, false when `ms` pass or `signal` aborts
+   *  first. Holds no database connection while it waits. */
+  wait (userId: string, ms: number, signal?: AbortSignal, prefix?: string): Promise<boolean>
   close (): Promise<void>
 }
 
+interface Waiter { prefix: string, wake (): void }
+
 /** The waiters of this process, per user. */
 export function createLocalBell (): ChangeBell & { ringAll (): void } {
-  const waiters = new Map<string, Set<() => void>>()
+  const waiters = new Map<string, Set<Waiter>>()
   return {
-    ring (userId) {
-      for (const wake of waiters.get(userId) ?? []) wake()
+    ring (userId, paths) {
+      for (const waiter of waiters.get(userId) ?? []) {
+        if (paths === undefined || paths.some((path) => path.startsWith(waiter.prefix))) waiter.wake()
+      }
     },
-    wait (userId, ms, signal) {
+    wait (userId, ms, signal, prefix = '') {
       return new Promise<boolean>((resolve) => {
         const set = waiters.get(userId) ?? new Set()
         waiters.set(userId, set)
         const done = (rung: boolean) => {
           clearTimeout(timer)
           signal?.removeEventListener('abort', gone)
-          set.delete(wake)
+          set.delete(waiter)
           if (set.size === 0 && waiters.get(userId) === set) waiters.delete(userId)
           resolve(rung)
         }
-        const wake = () => done(true)
+        const waiter: Waiter = { prefix, wake: () => done(true) }
         const gone = () => done(false)
         const timer = setTimeout(gone, ms)
-        set.add(wake)
+        set.add(waiter)
         signal?.addEventListener('abort', gone, { once: true })
         if (signal?.aborted) gone()
       })
     },
     /** Everyone: they look at their journal again (a notification may have been missed). */
     ringAll () {
-      for (const set of waiters.values()) for (const wake of set) wake()
+      for (const set of waiters.values()) for (const waiter of set) waiter.wake()
     },
     close: async () => {}
+  }
+}
+
+// PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more: long paths are left out (every wait of the user wakes).
+const MAX_PAYLOAD_BYTES = 7000
+
+/** What a NOTIFY on the channel carries: the user and the paths that changed (see db/changes.ts). */
+export function notificationPayload (userId: string, paths: string[]): string {
+  const payload = JSON.stringify({ u: userId, p: paths })
+  return Buffer.byteLength(payload) < MAX_PAYLOAD_BYTES ? payload : JSON.stringify({ u: userId })
+}
+
+function notificationOf (payload: string): { userId: string, paths?: string[] } | undefined {
+  try {
+    const { u, p } = JSON.parse(payload) as { u?: unknown, p?: unknown }
+    if (typeof u !== 'string') return undefined
+    return { userId: u, paths: Array.isArray(p) && p.every((path) => typeof path === 'string') ? p : undefined }
+  } catch {
+    // An instance of the version before paths were told: its payload is the user alone.
+    return { userId: payload }
   }
 }
 
@@ -63,7 +91,10 @@ export function createListeningBell ({ url, channel, log, retryMs = 1000 }: List
 
   async function listen () {
     const connection = new pg.Client({ connectionString: url, keepAlive: true })
-    connection.on('notification', (message) => { if (message.payload) local.ring(message.payload) })
+    connection.on('notification', (message) => {
+      const rung = message.payload ? notificationOf(message.payload) : undefined
+      if (rung) local.ring(rung.userId, rung.paths)
+    })
     connection.on('error', (error) => {
       log?.warn({ err: error }, 'the change journal\'s LISTEN connection failed; listening again')
       void connection.end().catch(() => {})

@@ -60,14 +60,15 @@ export function createJournal ({ repository, bell, now = () => new Date() }: Jou
       }
       if (!entry) return
       const queued = await repository.add({ ...entry, at: now() })
-      bell.ring(entry.userId)
+      bell.ring(entry.userId, entry.from === undefined ? [entry.key] : [entry.key, entry.from])
       if (queued > 0) for (const listener of queuedListeners) listener()
     },
 
     /** Calls `listener` when this instance queued webhook deliveries. */
     onDeliveriesQueued (listener: () => void) { queuedListeners.add(listener) },
 
-    latest: async () => ({ cursor: encodeCursor(await repository.latest()) }),
+    /** The user's position: it moves with their changes only. */
+    latest: async (userId: string) => ({ cursor: encodeCursor(await repository.latest(userId)) }),
 
     /**
      * The user's changes after `cursor`, under `prefix`, oldest first, at most CHANGES_PAGE; with
@@ -75,13 +76,13 @@ export function createJournal ({ repository, bell, now = () => new Date() }: Jou
      */
     async list (userId: string, { cursor, prefix = '', waitSeconds = 0, signal }: { cursor: string, prefix?: string, waitSeconds?: number, signal?: AbortSignal }) {
       const after = decodeCursor(cursor)
-      if (after < await repository.sweptThrough()) throw new CursorResetError('the cursor is older than the journal keeps (CHANGES_RETENTION_DAYS): list your files again, then follow from GET /api/changes/latest')
+      if (after < await repository.sweptThrough(userId)) throw new CursorResetError('the cursor is older than the journal keeps (CHANGES_RETENTION_DAYS): list your files again, then follow from GET /api/changes/latest')
       const until = Date.now() + Math.min(waitSeconds, MAX_WAIT_SECONDS) * 1000
       for (;;) {
         // Listening before looking: a change made between the look and the wait still wakes it.
         const left = until - Date.now()
         const looked = new AbortController()
-        const woken = left > 0 ? bell.wait(userId, left, signal ? AbortSignal.any([signal, looked.signal]) : looked.signal) : undefined
+        const woken = left > 0 ? bell.wait(userId, left, signal ? AbortSignal.any([signal, looked.signal]) : looked.signal, prefix) : undefined
         let entries: ChangeEntry[]
         try {
           entries = await repository.page(userId, after, prefix, CHANGES_PAGE)

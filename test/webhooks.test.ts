@@ -80,7 +80,8 @@ for (const driver of ['fs', 's3'] as const) {
     await waitFor(async () => (await alice.deliveries(all.id)).every(({ status }) => status === 'delivered'), { what: 'the deliveries marked delivered' })
     const deliveries = await alice.deliveries(all.id)
     t.equal(deliveries.length, 6)
-    t.match(deliveries[0], { id: /^msg_\d+$/, op: 'folder-delete', key: 'empty/', status: 'delivered', attempts: 1, deliveredAt: /Z$/ })
+    // Unique across databases: the webhook's random id, then the delivery's number.
+    t.match(deliveries[0], { id: new RegExp(`^msg_${all.id.slice(3)}_\\d+$`), op: 'folder-delete', key: 'empty/', status: 'delivered', attempts: 1, deliveredAt: /Z$/ })
     t.notOk('nextAttemptAt' in deliveries[0])
     t.ok(receiver.received.some(({ headers }) => headers['webhook-id'] === deliveries[0].id), 'the delivery\'s id is the webhook-id header')
 
@@ -109,6 +110,11 @@ t.test('a URL that is not http(s), or whose host is or resolves to a private add
     ['http://0.0.0.0/hook', /0\.0\.0\.0 is/],
     ['http://[::1]/hook', /::1 is/],
     ['http://[::ffff:127.0.0.1]/hook', /is a loopback/],
+    ['http://[::7f00:1]/hook', /::7f00:1 is a loopback/],
+    ['http://[64:ff9b::7f00:1]/hook', /64:ff9b::7f00:1 is a loopback/],
+    ['http://[::ffff:0:7f00:1]/hook', /::ffff:0:7f00:1 is a loopback/],
+    ['http://[64:ff9b::a9fe:a9fe]/hook', /is a loopback/],
+    ['http://[2002:a00:1::]/hook', /2002:a00:1:: is a loopback/],
     ['http://[fd00:ec2::254]/hook', /fd00:ec2::254 is/],
     ['http://localhost/hook', /localhost resolves to (127\.0\.0\.1|::1)/],
     ['http://nothing.invalid/hook', /nothing\.invalid does not resolve|did not resolve/],
@@ -272,4 +278,80 @@ t.test('two instances deliver each change once; a delivery in flight when its in
 
   const logs = [one, two, after].map(({ logs }) => JSON.stringify(logs)).join('\n')
   for (const secret of [token, made.secret, restarting.secret, service.key]) t.notOk(logs.includes(secret), 'no secret in the logs')
+})
+
+t.test('WEBHOOK_ALLOW_PRIVATE is for receivers on the LAN: link-local and metadata addresses stay refused, in every IPv6 form', async (t) => {
+  const { app, close } = await buildTestApp({ idp, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
+  t.teardown(close)
+  const alice = bearer(idp.token({ sub: 'lan-hooks' }))
+  for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://[fe80::1]/hook', 'http://[fd00:ec2::254]/hook', 'http://[::ffff:169.254.169.254]/hook', 'http://[64:ff9b::a9fe:a9fe]/hook']) {
+    const answer = await app.inject({ method: 'POST', url: '/api/webhooks', headers: alice, payload: { url } })
+    t.equal(answer.statusCode, 400, url)
+    t.match(answer.json(), { error: /link-local or metadata address/ }, url)
+  }
+  t.equal((await app.inject({ method: 'POST', url: '/api/webhooks', headers: alice, payload: { url: `${receiver.url}/lan` } })).statusCode, 201, 'loopback is allowed')
+})
+
+t.test('a receiver holds nothing past the deadline: an answer past 64 KiB is cut and its socket closed, one that trickles is cut at the deadline', async (t) => {
+  const { app, close } = await buildTestApp({ idp, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
+  t.teardown(close)
+  const alice = clientOf(await listening(app), bearer(idp.token({ sub: 'trickled' })))
+  const closed: string[] = []
+  receiver.answer((request, response) => {
+    response.on('close', () => closed.push(request.path))
+    if (request.path === '/flood') {
+      // An endless answer, as fast as it is read.
+      response.writeHead(200)
+      const more = () => { while (response.write(Buffer.alloc(16 * 1024))) { /* until the socket is full */ } }
+      response.on('drain', more)
+      more()
+    } else if (request.path === '/trickle') {
+      response.writeHead(200)
+      const timer = setInterval(() => response.write('.'), 200)
+      response.on('close', () => clearInterval(timer))
+    } else response.end()
+  })
+  t.teardown(() => receiver.answer((_request, response) => { response.end() }))
+  const flood = await alice.call('POST', '/api/webhooks', { url: `${receiver.url}/flood` })
+  const trickle = await alice.call('POST', '/api/webhooks', { url: `${receiver.url}/trickle` })
+  await alice.call('PUT', '/api/raw/a.txt', 'a')
+  await waitFor(async () => (await alice.deliveries(flood.id))[0]?.status === 'delivered', { what: 'the flooded delivery' })
+  await waitFor(() => closed.includes('/flood'), { what: 'the flooding receiver\'s socket to be closed' })
+  await waitFor(async () => (await alice.deliveries(trickle.id))[0]?.lastError !== undefined, { what: 'the trickled attempt', timeoutMs: 30_000 })
+  t.match((await alice.deliveries(trickle.id))[0], { status: 'pending', attempts: 1, lastError: 'no answer within 10 s' })
+  await waitFor(() => closed.includes('/trickle'), { what: 'the trickling receiver\'s socket to be closed' })
+})
+
+t.test('delivery slots are shared fairly: one user\'s receivers that never answer do not hold back another user\'s', async (t) => {
+  const { app, close } = await buildTestApp({ idp, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
+  t.teardown(close)
+  const base = await listening(app)
+  const mallory = clientOf(base, bearer(idp.token({ sub: 'slow-hooks' })))
+  const alice = clientOf(base, bearer(idp.token({ sub: 'fast-hooks' })))
+  receiver.answer((request, response) => { if (request.path !== '/never') response.end() })
+  t.teardown(() => receiver.answer((_request, response) => { response.end() }))
+  for (let made = 0; made < 25; made++) await mallory.call('POST', '/api/webhooks', { url: `${receiver.url}/never` })
+  for (let change = 0; change < 8; change++) await mallory.call('PUT', `/api/raw/m${change}.txt`, 'm')
+  await receiver.waitFor(4, '/never')
+  const fast = await alice.call('POST', '/api/webhooks', { url: `${receiver.url}/fast` })
+  await alice.call('PUT', '/api/raw/a.txt', 'a')
+  // Within the first hanging attempts' 10 s: in FIFO order it waited for 200 of them (120 s).
+  await receiver.waitFor(1, '/fast')
+  t.match((await alice.deliveries(fast.id))[0], { status: /delivered|pending/ })
+  t.ok(receiver.received.filter(({ path }) => path === '/never').length <= 16, 'the hanging receiver holds at most its share of the slots')
+})
+
+t.test('a webhook made with an API key belongs to its lineage: once the key is revoked, nothing more is delivered', async (t) => {
+  const { app, close } = await buildTestApp({ idp, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
+  t.teardown(close)
+  const base = await listening(app)
+  const owner = clientOf(base, bearer(idp.token({ sub: 'key-hooks' })))
+  const made = await owner.call('POST', '/api/keys', { name: 'hooks' })
+  const withKey = clientOf(base, bearer(made.key))
+  const hook = await withKey.call('POST', '/api/webhooks', { url: `${receiver.url}/by-key` })
+  await owner.call('DELETE', `/api/keys/${made.id}`)
+  await owner.call('PUT', '/api/raw/a.txt', 'a')
+  await waitFor(async () => (await owner.deliveries(hook.id))[0]?.status === 'failed', { what: 'the delivery to fail' })
+  t.match((await owner.deliveries(hook.id))[0], { status: 'failed', lastError: /API key .* revoked/ })
+  t.notOk(receiver.received.some(({ path }) => path === '/by-key'), 'nothing was sent')
 })

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Element } from '@xmldom/xmldom'
 import { weightOf, type DavLock, type DeadProperty, type DeadPropertyRepository, type PropertyName } from '../db/webdav.js'
 import { BadRequestError, NotFoundError, UnsupportedMediaTypeError } from '../errors.js'
-import type { ByteBudget } from '../limits.js'
+import { INPUT_LIMITS, type ByteBudget } from '../limits.js'
 import { ownerOf, receiveRawFile, sendRawHeaders, serveRawFile } from '../routes/file-answers.js'
 import { isFileMediaType } from '../schemas/files.js'
 import { writePreconditions, isNotModified, readConditions } from '../storage/conditional.js'
@@ -15,8 +15,8 @@ import { DavError, preconditionFailed } from './errors.js'
 import { ifHolds, parseIf, submittedTokens, type ResourceState } from './if-header.js'
 import { keyOf, lockTokenOf, timeoutOf, type DavLocks, type Resource, type Write } from './locks.js'
 import { destinationOf, hrefOf, hrefOfKey, targetOf, type Target } from './paths.js'
-import { activeLockXml, contentOf, isLive, nameOf, propfindRequestOf, propstats, responseXml, type Entry, type PropfindRequest } from './properties.js'
-import { bodyText, childElements, DAV, davChild, davRoot, elementXml, escapeXml, parseXml, XML_DECLARATION } from './xml.js'
+import { activeLockXml, contentOf, isLive, nameOf, propertiesNamed, propfindRequestOf, propstats, responseXml, type Entry, type PropfindRequest } from './properties.js'
+import { bodyText, childElements, DAV, davChild, davDocument, davRoot, elementXml, escapeXml, XML_DECLARATION } from './xml.js'
 
 /** What the methods work with: the file API, and WebDAV's own locks and properties. */
 export interface DavServices {
@@ -29,10 +29,8 @@ export interface DavServices {
   maxPropertyBytes: number
 }
 
-// PROPFIND, PROPPATCH and LOCK bodies are small documents.
-const MAX_XML_BYTES = 1024 * 1024
-// What a lock keeps of the owner a client names (a name, a URL).
-const MAX_OWNER_BYTES = 4096
+// A MKCOL body is refused whatever it is: this much is read to tell.
+const MAX_MKCOL_BODY_BYTES = 64 * 1024
 // A copy or move of a folder runs to its end in steps of this long (each a page of files at most).
 const FOLDER_STEP_MS = 10_000
 
@@ -106,8 +104,8 @@ export function davMethods (services: DavServices) {
     const target = targetOf(request.url)
     const depth = depthOf(request, 'infinity')
     if (depth === 'infinity') throw new DavError(403, 'PROPFIND with Depth: infinity is not served: ask Depth 1, folder by folder', 'propfind-finite-depth')
-    const text = await bodyText(request, MAX_XML_BYTES)
-    const asked = propfindRequestOf(text === undefined ? undefined : davRoot(parseXml(text), 'propfind'))
+    const document = await davDocument(request)
+    const asked = propfindRequestOf(document && davRoot(document, 'propfind'))
     const found = await find(files, request.userId, target.path)
     if (!found) throw new NotFoundError(`no file or folder at ${target.path}`)
     const wantsQuota = asked.kind === 'prop' && asked.names.some((name) => name.namespace === DAV && name.name.startsWith('quota-'))
@@ -140,9 +138,8 @@ export function davMethods (services: DavServices) {
         ...page.files.map((file) => ({ path: file.key, folder: false, size: file.size, lastModified: new Date(file.lastModified), etag: file.etag }))
       ]
       const dead = await deadOf(entries.map(keyOf))
-      let chunk = ''
-      for (const entry of entries) chunk += responseXml(entry, asked, dead.get(keyOf(entry)) ?? [], { locks: onEntry(entry), quota, now })
-      yield chunk
+      // An entry at a time: what is held is one entry's answer, whatever the page's.
+      for (const entry of entries) yield responseXml(entry, asked, dead.get(keyOf(entry)) ?? [], { locks: onEntry(entry), quota, now })
       continuationToken = page.isTruncated ? page.continuationToken : undefined
     } while (continuationToken)
     yield '</D:multistatus>'
@@ -150,21 +147,18 @@ export function davMethods (services: DavServices) {
 
   async function proppatch (request: FastifyRequest, reply: FastifyReply) {
     const target = targetOf(request.url)
-    const text = await bodyText(request, MAX_XML_BYTES)
-    if (text === undefined) throw new BadRequestError('PROPPATCH needs a DAV:propertyupdate body')
-    const root = davRoot(parseXml(text), 'propertyupdate')
+    const document = await davDocument(request)
+    if (document === undefined) throw new BadRequestError('PROPPATCH needs a DAV:propertyupdate body')
+    const root = davRoot(document, 'propertyupdate')
     const found = await find(files, request.userId, target.path)
     if (!found) throw new NotFoundError(`no file or folder at ${target.path}`)
     const resource = resourceOf(found, target)
     await checkWrite(services, request, [{ ...resource, membership: false }])
-    const changes: Array<{ set?: DeadProperty, remove?: PropertyName }> = []
-    for (const instruction of childElements(root).filter((child) => child.namespaceURI === DAV && (child.localName === 'set' || child.localName === 'remove'))) {
-      const prop = davChild(instruction, 'prop')
-      for (const element of prop ? childElements(prop) : []) {
-        const name = nameOf(element)
-        changes.push(instruction.localName === 'set' ? { set: { ...name, value: contentOf(element) } } : { remove: name })
-      }
-    }
+    const instructions = childElements(root).filter((child) => child.namespaceURI === DAV && (child.localName === 'set' || child.localName === 'remove'))
+      .flatMap((instruction) => { const prop = davChild(instruction, 'prop'); return prop ? childElements(prop).map((element) => ({ set: instruction.localName === 'set', element })) : [] })
+    propertiesNamed(instructions.map(({ element }) => element))
+    const changes: Array<{ set?: DeadProperty, remove?: PropertyName }> = instructions.map(({ set, element }) =>
+      set ? { set: { ...nameOf(element), value: contentOf(element) } } : { remove: nameOf(element) })
     const names = changes.map((change) => elementXml(change.set ?? change.remove!))
     const protectedOnes = changes.filter((change) => isLive(change.set ?? change.remove!))
     let statuses: Map<number, string[]>
@@ -228,7 +222,7 @@ export function davMethods (services: DavServices) {
 
   async function mkcol (request: FastifyRequest, reply: FastifyReply) {
     const { path } = targetOf(request.url)
-    if (await bodyText(request, MAX_XML_BYTES) !== undefined) throw new UnsupportedMediaTypeError('MKCOL with a body is not supported')
+    if (await bodyText(request, MAX_MKCOL_BODY_BYTES) !== undefined) throw new UnsupportedMediaTypeError('MKCOL with a body is not supported')
     if (path === '' || await find(files, request.userId, path)) throw new DavError(405, 'something exists at that URL already')
     await requireParent(files, request.userId, path)
     await checkWrite(services, request, [{ path, folder: true, membership: true }])
@@ -325,17 +319,17 @@ export function davMethods (services: DavServices) {
   async function lock (request: FastifyRequest, reply: FastifyReply) {
     const target = targetOf(request.url)
     const userId = request.userId
-    const text = await bodyText(request, MAX_XML_BYTES)
+    const document = await davDocument(request)
     const timeoutSeconds = timeoutOf(request.headers.timeout as string | undefined)
     let found = await find(files, userId, target.path)
-    if (text === undefined) {
+    if (document === undefined) {
       // A refresh: the lock named by the If header, given its time again.
       const token = [...submittedTokens(parseIf(String(request.headers.if ?? '')))][0]
       const refreshed = await locks.refresh(userId, resourceOf(found, target), token, timeoutSeconds)
       return reply.code(200).header('content-type', MULTISTATUS_TYPE)
         .send(`${XML_DECLARATION}<D:prop xmlns:D="DAV:"><D:lockdiscovery>${activeLockXml(refreshed, new Date())}</D:lockdiscovery></D:prop>`)
     }
-    const info = davRoot(parseXml(text), 'lockinfo')
+    const info = davRoot(document, 'lockinfo')
     const scopeElement = davChild(info, 'lockscope')
     const scope = scopeElement && davChild(scopeElement, 'shared') ? 'shared' : scopeElement && davChild(scopeElement, 'exclusive') ? 'exclusive' : undefined
     if (!scope) throw new BadRequestError('a LOCK names its lockscope: exclusive or shared')
@@ -343,7 +337,7 @@ export function davMethods (services: DavServices) {
     if (!type || !davChild(type, 'write')) throw new BadRequestError('only write locks are served')
     const ownerElement = davChild(info, 'owner')
     const owner = ownerElement ? contentOf(ownerElement as Element) : ''
-    if (Buffer.byteLength(owner) > MAX_OWNER_BYTES) throw new BadRequestError(`a lock's owner is at most ${MAX_OWNER_BYTES} bytes`)
+    if (Buffer.byteLength(owner) > INPUT_LIMITS.davLockOwnerBytes) throw new BadRequestError(`a lock's owner is at most ${INPUT_LIMITS.davLockOwnerBytes} bytes`)
     const depth = depthOf(request, 'infinity')
     if (depth === '1') throw new BadRequestError('a LOCK\'s Depth is 0 or infinity')
     let created = false

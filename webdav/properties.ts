@@ -2,6 +2,7 @@ import type { Element } from '@xmldom/xmldom'
 import { XMLSerializer } from '@xmldom/xmldom'
 import type { DavLock, DeadProperty, PropertyName } from '../db/webdav.js'
 import { BadRequestError } from '../errors.js'
+import { INPUT_LIMITS } from '../limits.js'
 import { hrefOf, hrefOfKey } from './paths.js'
 import { childElements, DAV, davChild, elementXml, escapeXml } from './xml.js'
 
@@ -109,6 +110,12 @@ export function responseXml (entry: Entry, request: PropfindRequest, dead: DeadP
   return `<D:response><D:href>${escapeXml(href)}</D:href>${propstats(new Map([[200, found], [404, missing]]))}</D:response>`
 }
 
+/** The properties `elements` name: at most INPUT_LIMITS.davProperties in one request (400 past it). */
+export function propertiesNamed (elements: Element[]): Element[] {
+  if (elements.length > INPUT_LIMITS.davProperties) throw new BadRequestError(`a request may name at most ${INPUT_LIMITS.davProperties} properties; this one names ${elements.length}`)
+  return elements
+}
+
 /** A property element's name. */
 export const nameOf = (element: Element): PropertyName => ({ namespace: element.namespaceURI ?? '', name: element.localName ?? element.nodeName })
 
@@ -117,10 +124,10 @@ export function propfindRequestOf (root: Element | undefined): PropfindRequest {
   if (!root) return { kind: 'allprop', include: [] }
   if (davChild(root, 'propname')) return { kind: 'propname' }
   const prop = davChild(root, 'prop')
-  if (prop) return { kind: 'prop', names: childElements(prop).map(nameOf) }
+  if (prop) return { kind: 'prop', names: propertiesNamed(childElements(prop)).map(nameOf) }
   if (davChild(root, 'allprop')) {
     const include = davChild(root, 'include')
-    return { kind: 'allprop', include: include ? childElements(include).map(nameOf) : [] }
+    return { kind: 'allprop', include: include ? propertiesNamed(childElements(include)).map(nameOf) : [] }
   }
   throw new BadRequestError('a PROPFIND body names allprop, propname or prop')
 }

@@ -1,6 +1,8 @@
 import { DOMParser, type Document, type Element, type Node } from '@xmldom/xmldom'
 import type { FastifyRequest } from 'fastify'
 import { BadRequestError, PayloadTooLargeError } from '../errors.js'
+import { INPUT_LIMITS } from '../limits.js'
+import { readXmlBody } from '../xml-body.js'
 
 // WebDAV's request and answer bodies: small XML documents in the DAV: namespace and others.
 
@@ -28,6 +30,15 @@ export async function bodyText (request: FastifyRequest, maxBytes: number): Prom
   }
   const text = Buffer.concat(chunks).toString('utf8')
   return text.trim() === '' ? undefined : text
+}
+
+/**
+ * A request's XML document (PROPFIND, PROPPATCH, LOCK), read and bounded as it arrives by the one
+ * XML reader (bytes, elements, depth, no DOCTYPE), then parsed to a DOM; undefined when there is none.
+ */
+export async function davDocument (request: FastifyRequest): Promise<Document | undefined> {
+  const read = await readXmlBody(request.raw, { maxBytes: INPUT_LIMITS.davXmlBytes, maxElements: INPUT_LIMITS.davXmlElements })
+  return read && parseXml(read.text)
 }
 
 /** The document in `text`, or 400: malformed XML, a namespace misused, a DOCTYPE (entities that expand). */

@@ -3,7 +3,7 @@ import https from 'node:https'
 import { isIP } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import type { ClaimedDelivery, WebhookRepository } from '../db/webhooks.js'
-import { deadline } from '../limits.js'
+import { deadline, INPUT_LIMITS } from '../limits.js'
 import { checkReachable, guardedLookup, hostOf, RefusedAddressError } from './addresses.js'
 import { signature } from './signature.js'
 
@@ -13,6 +13,11 @@ export const RETRY_DELAYS_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000
 export const DELIVERY_TIMEOUT_MS = 10_000
 // A claim outlasts its attempt by this much: time to save the outcome before another instance may take it.
 const CLAIM_MARGIN_MS = 5_000
+// The share of an instance's delivery slots one user's webhooks may hold at once.
+const USER_SHARE = 1 / 4
+
+/** A delivery's `webhook-id`: unique across databases (its webhook's random id), the same on every retry. */
+export const messageIdOf = (webhookId: string, deliveryId: number) => `msg_${webhookId.replace(/^wh_/, '')}_${deliveryId}`
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed'
 
@@ -59,12 +64,20 @@ export function createDeliverer ({
 }: DelivererOptions) {
   const closing = new AbortController()
   const running = new Set<Promise<void>>()
+  const runningByUser = new Map<string, number>()
+  const perUser = Math.max(1, Math.ceil(concurrency * USER_SHARE))
   let claiming: Promise<void> | undefined
   let again = false
-  const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) }
+  // Sockets are bounded as the attempts are: one per slot, kept a little while for the next delivery.
+  const agentOptions = { keepAlive: true, maxSockets: concurrency, maxTotalSockets: concurrency, maxFreeSockets: concurrency, timeout: timeoutMs }
+  const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) }
   const lookup = guardedLookup(allowPrivate)
 
-  /** POSTs `body`; resolves with the status, or rejects when there is none within the deadline. */
+  /**
+   * POSTs `body`; resolves with the status once the answer has ended, or rejects when it has not
+   * within the deadline. The answer's body is read and dropped up to INPUT_LIMITS.webhookAnswerBytes,
+   * then its socket is closed: a receiver that trickles its answer holds nothing past the deadline.
+   */
   async function post (url: URL, body: string, headers: Record<string, string>): Promise<number> {
     if (isIP(hostOf(url)) !== 0) await checkReachable(url, allowPrivate)
     const client = url.protocol === 'https:' ? https : http
@@ -78,10 +91,20 @@ export function createDeliverer ({
           lookup,
           signal: cut.signal
         }, (response) => {
-          // Only the status matters; the body is read and dropped.
-          response.resume()
-          response.on('error', () => {})
-          resolve(response.statusCode ?? 0)
+          const status = response.statusCode ?? 0
+          let read = 0
+          response.on('data', (chunk: Buffer) => {
+            read += chunk.length
+            if (read > INPUT_LIMITS.webhookAnswerBytes) {
+              response.destroy()
+              resolve(status)
+            }
+          })
+          response.on('end', () => resolve(status))
+          // Cut at the deadline (or the answer otherwise ended early): the deadline is the reason.
+          const cutOff = (error?: Error) => reject(cut.signal.aborted ? cut.signal.reason : error ?? new Error('the answer was cut off'))
+          response.on('error', cutOff)
+          response.on('close', () => cutOff())
         })
         request.on('error', reject)
         request.end(body)
@@ -93,7 +116,7 @@ export function createDeliverer ({
 
   /** Resolves with why the attempt failed, or undefined when it was delivered. */
   async function attempt (delivery: ClaimedDelivery): Promise<string | undefined> {
-    const id = `msg_${delivery.id}`
+    const id = messageIdOf(delivery.webhookId, delivery.id)
     const body = JSON.stringify(payloadOf(delivery))
     const timestamp = Math.floor(Date.now() / 1000)
     try {
@@ -110,6 +133,10 @@ export function createDeliverer ({
   async function deliver (delivery: ClaimedDelivery) {
     const started = performance.now()
     try {
+      if (delivery.lapsed) {
+        await repository.giveUp(delivery, 'not sent: the API key the webhook was made with was revoked or has expired', new Date())
+        return
+      }
       const error = await attempt(delivery)
       let outcome: DeliveryOutcome
       if (error === undefined) {
@@ -146,10 +173,14 @@ export function createDeliverer ({
         const room = concurrency - running.size
         if (room <= 0) return
         const now = Date.now()
-        const taken = await repository.claim(new Date(now), new Date(now + timeoutMs + CLAIM_MARGIN_MS), room)
+        const taken = await repository.claim(new Date(now), new Date(now + timeoutMs + CLAIM_MARGIN_MS), room, perUser, runningByUser)
         for (const delivery of taken) {
+          runningByUser.set(delivery.userId, (runningByUser.get(delivery.userId) ?? 0) + 1)
           const task = deliver(delivery).finally(() => {
             running.delete(task)
+            const left = runningByUser.get(delivery.userId)! - 1
+            if (left === 0) runningByUser.delete(delivery.userId)
+            else runningByUser.set(delivery.userId, left)
             drain()
           })
           running.add(task)

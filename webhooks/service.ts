@@ -4,6 +4,8 @@ import { BadRequestError, NotFoundError } from '../errors.js'
 import { checkPrefix } from '../storage/paths.js'
 import { checkReachable, RefusedAddressError } from './addresses.js'
 import { newSecret } from './signature.js'
+import { messageIdOf } from './deliverer.js'
+import type { MadeWithKey } from '../s3/credentials.js'
 
 // Webhooks one user may have.
 export const MAX_WEBHOOKS = 25
@@ -13,8 +15,8 @@ export const MAX_URL_LENGTH = 2048
 
 const described = ({ id, url, prefix, createdAt, disabled }: Webhook) => ({ id, url, prefix, createdAt: createdAt.toISOString(), disabled })
 
-const describedDelivery = ({ id, op, key, status, attempts, lastError, nextAttemptAt, finishedAt }: Delivery) => ({
-  id: `msg_${id}`, op, key, status, attempts,
+const describedDelivery = ({ id, webhookId, op, key, status, attempts, lastError, nextAttemptAt, finishedAt }: Delivery) => ({
+  id: messageIdOf(webhookId, id), op, key, status, attempts,
   ...lastError === undefined ? {} : { lastError },
   ...status === 'pending' ? { nextAttemptAt: nextAttemptAt.toISOString() } : {},
   ...status === 'delivered' && finishedAt ? { deliveredAt: finishedAt.toISOString() } : {}
@@ -41,9 +43,13 @@ async function checkUrl (text: string, allowPrivate: boolean): Promise<URL> {
 /** A user's webhooks: made with a secret shown once, listed, removed, and their deliveries shown. */
 export function createWebhooks ({ repository, allowPrivate }: { repository: WebhookRepository, allowPrivate: boolean }) {
   return {
-    async create (userId: string, { url, prefix = '' }: { url: string, prefix?: string }) {
+    /** A webhook made with an API key (`madeWith`) stops when that key is revoked or expires. */
+    async create (userId: string, { url, prefix = '' }: { url: string, prefix?: string }, madeWith?: MadeWithKey) {
       const checked = await checkUrl(url, allowPrivate)
-      const webhook = { id: `wh_${randomBytes(12).toString('base64url')}`, userId, url: checked.href, prefix: checkPrefix(prefix), secret: newSecret(), createdAt: new Date() }
+      const webhook = {
+        id: `wh_${randomBytes(12).toString('base64url')}`, userId, url: checked.href, prefix: checkPrefix(prefix), secret: newSecret(), createdAt: new Date(),
+        apiKeyId: madeWith?.id ?? null, expiresAt: madeWith?.expiresAt ? new Date(madeWith.expiresAt) : null
+      }
       if (!await repository.add(webhook, MAX_WEBHOOKS)) throw new BadRequestError(`you have ${MAX_WEBHOOKS} webhooks, the most there may be: delete one first`)
       return { id: webhook.id, url: webhook.url, prefix: webhook.prefix, secret: webhook.secret, createdAt: webhook.createdAt.toISOString() }
     },

@@ -17,6 +17,7 @@ export async function signed (method: string, url: string, credentials: Credenti
   const target = new URL(url)
   const request = new HttpRequest({
     method, protocol: target.protocol, hostname: target.hostname, port: Number(target.port), path: decodeURIComponent(target.pathname),
+    query: Object.fromEntries(target.searchParams),
     headers: { host: target.host, ...headers }
   })
   const signer = new SignatureV4({ credentials, region: 'us-east-1', service: 's3', sha256: Sha256, uriEscapePath: true, applyChecksum: false })
@@ -25,13 +26,13 @@ export async function signed (method: string, url: string, credentials: Credenti
 
 /**
  * A PUT of `chunks` as aws-chunked with a signature per chunk; `tamper` changes the signature of the
- * chunk at that index. Resolves with the headers and the body to send.
+ * chunk at that index; `declared` is the x-amz-decoded-content-length signed (the true length by default). Resolves with the headers and the body to send.
  */
-export async function signedChunks (url: string, credentials: Credentials, chunks: Buffer[], { tamper }: { tamper?: number } = {}) {
+export async function signedChunks (url: string, credentials: Credentials, chunks: Buffer[], { tamper, declared }: { tamper?: number, declared?: string } = {}) {
   const date = new Date()
   const length = chunks.reduce((total, chunk) => total + chunk.length, 0)
   const headers = await signed('PUT', url, credentials, {
-    'x-amz-content-sha256': 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', 'content-encoding': 'aws-chunked', 'x-amz-decoded-content-length': String(length)
+    'x-amz-content-sha256': 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD', 'content-encoding': 'aws-chunked', 'x-amz-decoded-content-length': declared ?? String(length)
   }, date)
   const amzDate = headers['x-amz-date']
   const day = amzDate.slice(0, 8)
