@@ -56,7 +56,7 @@ export function lingerBeforeClose (request: IncomingMessage) {
   // with the rest of the body unread, and the kernel resets the connection under the client's
   // writes (EPIPE before it reads its 413). Half-closed instead, it reads on until the linger ends.
   const socket = request.socket
-  socket.destroySoon = () => { socket.end() }
+  if (socket) socket.destroySoon = () => { socket.end() }
   request.resume()
   // Destroying a request that has not ended destroys its connection.
   const timer = setTimeout(() => request.destroy(), LINGER_MS).unref()

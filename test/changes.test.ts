@@ -4,6 +4,7 @@ import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 import { startService } from './helpers/service.js'
 import { tusUpload } from './helpers/tus.js'
+import { createLocalBell } from '../storage/change-bell.js'
 
 const idp = await startIdp()
 const s3 = await startS3Server()
@@ -128,4 +129,34 @@ t.test('a long-poll outlasts HTTP_IDLE_TIMEOUT_MS over a real connection', async
   t.equal(answer.status, 200)
   t.same(await answer.json(), { changes: [], cursor, hasMore: false })
   t.ok(Date.now() - started >= 2900, `held for its wait (${Date.now() - started} ms), not cut at the idle timeout`)
+})
+
+t.test('a cursor says nothing of other users\' changes: bob\'s latest position does not move with alice\'s writes, and a sweep of hers does not reset his', async (t) => {
+  const { app, close } = await buildTestApp({ idp })
+  t.teardown(close)
+  const alice = bearer(idp.token({ sub: 'cursor-alice' }))
+  const bob = bearer(idp.token({ sub: 'cursor-bob' }))
+  const latest = async (headers: Record<string, string>) => ((await app.inject({ url: '/api/changes/latest', headers })).json() as { cursor: string }).cursor
+  await app.inject({ method: 'PUT', url: '/api/raw/b.txt', headers: { ...bob, 'content-type': 'text/plain' }, payload: 'b' })
+  const before = await latest(bob)
+  for (let write = 0; write < 3; write++) await app.inject({ method: 'PUT', url: `/api/raw/a${write}.txt`, headers: { ...alice, 'content-type': 'text/plain' }, payload: 'a' })
+  t.equal(await latest(bob), before, 'alice\'s writes do not move bob\'s cursor')
+  t.not(await latest(alice), before)
+  await app.stowageChanges.sweep(-1000)
+  t.equal(await latest(bob), before)
+  t.equal((await app.inject({ url: `/api/changes?cursor=${before}`, headers: bob })).statusCode, 200, 'a cursor past all of bob\'s swept entries is not reset')
+})
+
+t.test('a wait is woken only by a change that can concern it: its user, under its prefix', async (t) => {
+  const bell = createLocalBell()
+  const elsewhere = bell.wait('alice', 500, undefined, 'nothing-here/')
+  bell.ring('alice', ['photos/a.jpg'])
+  bell.ring('bob', ['nothing-here/b.txt'])
+  t.equal(await elsewhere, false, 'neither another path of hers nor another user\'s change woke it')
+  const under = bell.wait('alice', 30_000, undefined, 'nothing-here/')
+  bell.ring('alice', ['photos/a.jpg', 'nothing-here/a.jpg'])
+  t.equal(await under, true, 'a move into its prefix wakes it')
+  const anywhere = bell.wait('alice', 30_000)
+  bell.ring('alice', ['photos/a.jpg'])
+  t.equal(await anywhere, true, 'a wait without a prefix is woken by any change of its user')
 })

@@ -37,7 +37,9 @@ export async function bodyText (request: FastifyRequest, maxBytes: number): Prom
  * XML reader (bytes, elements, depth, no DOCTYPE), then parsed to a DOM; undefined when there is none.
  */
 export async function davDocument (request: FastifyRequest): Promise<Document | undefined> {
-  const read = await readXmlBody(request.raw, { maxBytes: INPUT_LIMITS.davXmlBytes, maxElements: INPUT_LIMITS.davXmlElements })
+  // Not destroyed when refused midway: the error handler answers, then lets the connection go.
+  const body = request.raw.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>
+  const read = await readXmlBody(body, { maxBytes: INPUT_LIMITS.davXmlBytes, maxElements: INPUT_LIMITS.davXmlElements })
   return read && parseXml(read.text)
 }
 
