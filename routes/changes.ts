@@ -19,7 +19,7 @@ export const changeRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'latestChange',
       tags: ['changes'],
-      summary: 'The journal\'s position now: follow changes from here',
+      summary: 'Your position in the journal now (it moves with your changes only): follow changes from here',
       security: CALLER_SECURITY,
       response: { 200: answer('The position', Type.Ref(ChangeCursor)), ...errorResponses(...CALLER_REFUSALS) }
     }

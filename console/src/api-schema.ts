@@ -462,7 +462,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The journal's position now: follow changes from here */
+        /** Your position in the journal now (it moves with your changes only): follow changes from here */
         get: operations["latestChange"];
         put?: never;
         post?: never;
@@ -924,6 +924,11 @@ export interface components {
             name: string;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description Made with an API key that expires: it expires with it (and is revoked with it)
+             */
+            expiresAt?: string;
         };
         StowageS3CredentialList: {
             credentials: {
