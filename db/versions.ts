@@ -71,9 +71,11 @@ export function createVersionRepository (db: Kysely<Database>) {
       return (await db.selectFrom('versions').selectAll().where('user_id', '=', userId).where('path', '=', path).execute()).map(versionOf)
     },
 
-    /** A user's oldest versions first: what goes when a write needs room. */
-    async oldest (userId: string, limit: number): Promise<Version[]> {
-      const rows = await db.selectFrom('versions').selectAll().where('user_id', '=', userId).orderBy('kept_at').orderBy('id').limit(limit).execute()
+    /** A user's oldest versions first, but `spared`: what goes when a write needs room. */
+    async oldest (userId: string, limit: number, spared?: string): Promise<Version[]> {
+      let query = db.selectFrom('versions').selectAll().where('user_id', '=', userId)
+      if (spared !== undefined) query = query.where('id', '!=', spared)
+      const rows = await query.orderBy('kept_at').orderBy('id').limit(limit).execute()
       return rows.map(versionOf)
     },
 

@@ -109,24 +109,25 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   const trash = keptTrash && createTrash({ store, publisher, ...keptTrash })
 
   /** What `claim` takes, once there is room: when there is none, the user's oldest versions go
-   *  first (when going would make enough), and only then is it 507. */
-  async function roomFor<T> (owner: Owner, bytes: number, claim: () => Promise<T>): Promise<T> {
+   *  first (when going would make enough), but never `spared` (the version being restored), and
+   *  only then is it 507. */
+  async function roomFor<T> (owner: Owner, bytes: number, claim: () => Promise<T>, spared?: { id: string, size: number }): Promise<T> {
     for (;;) {
       try {
         return await claim()
       } catch (error) {
         if (!(error instanceof InsufficientStorageError) || !versions) throw error
         const { missing, inVersions } = await quotas.shortfall(owner, bytes)
-        if (missing > inVersions || !await versions.free(owner.userId, missing)) throw error
+        if (missing > inVersions - (spared?.size ?? 0) || !await versions.free(owner.userId, missing, spared?.id)) throw error
       }
     }
   }
 
   /** Runs `write` with `bytes` of room reserved for `owner` (and more as its body grows): the
    *  publisher settles it into what was published; else it is released. */
-  async function withRoom<T> (owner: Owner, bytes: number, write: (reservation: Reservation) => Promise<T>): Promise<T> {
-    const reserved = await roomFor(owner, bytes, () => quotas.reserve(owner, bytes))
-    const reservation: Reservation = { ...reserved, grow: (more) => roomFor(owner, more, () => reserved.grow(more)) }
+  async function withRoom<T> (owner: Owner, bytes: number, write: (reservation: Reservation) => Promise<T>, spared?: { id: string, size: number }): Promise<T> {
+    const reserved = await roomFor(owner, bytes, () => quotas.reserve(owner, bytes), spared)
+    const reservation: Reservation = { ...reserved, grow: (more) => roomFor(owner, more, () => reserved.grow(more), spared) }
     try {
       return await write(reservation)
     } finally {
@@ -345,7 +346,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         const object = await versions.objectOf(version)
         const path = to ?? version.path
         const key = keyOf(owner.userId, path)
-        const restored = await withRoom(owner, object.size, (reservation) => publisher.copy(object, key, { preconditions: { ifMatch }, reservation }))
+        const restored = await withRoom(owner, object.size, (reservation) => publisher.copy(object, key, { preconditions: { ifMatch }, reservation }), { id, size: version.size })
         if (!restored) throw versions.notFound()
         return described(path, restored)
       },

@@ -117,12 +117,13 @@ export function createVersions ({ store, repository, retentionMs, fileOf, count,
       if (!version || !await remove(version)) throw notFound()
     },
 
-    /** Removes the user's oldest versions, one by one, until `bytes` are freed or none is left: true when any was. */
-    async free (userId: string, bytes: number): Promise<boolean> {
+    /** Removes the user's oldest versions but `spared` (one being restored), one by one, until
+     *  `bytes` are freed or none is left: true when any was. */
+    async free (userId: string, bytes: number, spared?: string): Promise<boolean> {
       let freed = 0
       for (;;) {
         let removing = false
-        for (const version of await repository.oldest(userId, REMOVED_TOGETHER)) {
+        for (const version of await repository.oldest(userId, REMOVED_TOGETHER, spared)) {
           if (freed >= bytes) break
           if (!await remove(version)) continue
           freed += version.size

@@ -135,6 +135,27 @@ for (const driver of ['fs', 's3'] as const) {
     t.match(await usage(), { fileBytes: 95, versionBytes: 0, usedBytes: 95 })
   })
 
+  t.test(`${driver}: a restore under the quota never removes the version it restores: 507 with nothing changed, or 200 within the quota`, async (t) => {
+    const { put, text, versionsOf, post, usage } = await serve(t, driver, { QUOTA_BYTES: String(4 * 1024 * 1024) })
+    const first = 'a'.repeat(2_000_000)
+    t.equal((await put('big.txt', first)).status, 200)
+    t.equal((await put('big.txt', 'b'.repeat(1_900_001))).status, 200)
+    const [kept] = await versionsOf('big.txt')
+    t.equal(kept.size, 2_000_000)
+    const before = await usage()
+    const refused = await post(`/api/versions/${kept.id}/restore`, {})
+    t.equal(refused.status, 507, 'no room but the version itself')
+    t.same((await versionsOf('big.txt')).map(({ id }) => id), [kept.id], 'the version is still there')
+    t.equal((await text('big.txt')).length, 1_900_001, 'the file is unchanged')
+    t.same(await usage(), before)
+
+    t.equal((await put('big.txt', 'c')).status, 200)
+    t.equal((await versionsOf('big.txt')).at(-1)?.id, kept.id, 'it is the oldest version')
+    const restored = await post(`/api/versions/${kept.id}/restore`, {})
+    t.equal(restored.status, 200, 'room made from the other versions')
+    t.equal(await text('big.txt'), first)
+  })
+
   t.test(`${driver}: with VERSION_RETENTION_DAYS=0 nothing is kept`, async (t) => {
     const { base, alice, put, versionsOf, usage } = await serve(t, driver, { VERSION_RETENTION_DAYS: '0' })
     await put('plain.txt', 'one')
