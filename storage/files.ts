@@ -164,6 +164,12 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   const keyOf = (userId: string, path: string) => userPrefix(userId) + checkFilePath(path)
   const notFound = (path: string) => new NotFoundError(`file not found: ${path}`)
 
+  /** 409 when a folder made on purpose stands at `key`'s name: a file and a folder of one name
+   *  cannot both be shown (WebDAV, file managers), as makeFolder refuses a folder over a file. */
+  async function refuseOverFolder (key: string, path: string) {
+    if (await store.head(`${key}/`)) throw new ConflictError(`a folder has that name: ${path}`)
+  }
+
   const transferKeys = (operation: 'copy' | 'move', userId: string, from: string, to: string) => {
     if (from === to) throw new ConflictError(`a file cannot be ${operation === 'copy' ? 'copied' : 'moved'} onto itself`)
     return [keyOf(userId, from), keyOf(userId, to)]
@@ -248,11 +254,15 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     async write (owner: Owner, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions, length }: WriteRequest = {}) {
       const key = keyOf(owner.userId, path)
       const conditional = hasPreconditions(preconditions)
+      // Asked at once, answered while room is reserved: no wait of its own before the body is read.
+      const overFolder = refuseOverFolder(key, path)
+      overFolder.catch(() => {})
       // A small body is refused once it has arrived rather than looked at twice.
       if (conditional && (length === undefined || length > READ_BEFORE_LOOKING_BYTES)) await publisher.look(key, preconditions)
-      const stored = await withRoom(owner, length ?? 0, (reservation) =>
-        publisher.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, reservation })
-      ).catch(async (error) => {
+      const stored = await withRoom(owner, length ?? 0, async (reservation) => {
+        await overFolder
+        return await publisher.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, reservation })
+      }).catch(async (error) => {
         // A write refused for its room and for its preconditions is told of the preconditions.
         if (conditional && error instanceof InsufficientStorageError) await publisher.look(key, preconditions)
         throw error
@@ -371,6 +381,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         publisher.staged!.append(id, keyOf(userId, path), state, body, position),
       /** Publishes the upload; its declared length stops counting as an upload and counts as the file. */
       async complete (id: string, userId: string, path: string, state: StagedState, { contentType, preconditions, length }: { contentType: string, preconditions: Preconditions, length: number }) {
+        await refuseOverFolder(keyOf(userId, path), path)
         const stored = await publisher.staged!.complete(id, keyOf(userId, path), state, { contentType, preconditions, also: { uploadBytes: -length } })
         return described(path, stored)
       },

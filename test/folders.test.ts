@@ -135,3 +135,21 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal((await remove('projects/empty')).statusCode, 404, 'gone')
   })
 }
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: a file cannot take the name of a folder made on purpose: a PUT there is 409 on every route`, async (t) => {
+    const { app, close } = await buildTestApp({ driver, s3 })
+    t.teardown(close)
+    const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
+    const headers = bearer(key)
+    t.equal((await app.inject({ method: 'POST', url: '/api/folders', headers, payload: { path: 't/fo/made' } })).statusCode, 201)
+    const raw = await app.inject({ method: 'PUT', url: '/api/raw/t/fo/made', headers: { ...headers, 'content-type': 'text/plain' }, payload: 'x' })
+    t.equal(raw.statusCode, 409)
+    t.match(raw.json(), { error: 'a folder has that name: t/fo/made' })
+    const json = await app.inject({ method: 'PUT', url: '/api/files/t/fo/made', headers, payload: { content: Buffer.from('x').toString('base64'), contentType: 'text/plain' } })
+    t.equal(json.statusCode, 409)
+    const listed = (await app.inject({ url: '/api/files?prefix=t/fo/&delimiter=/', headers })).json() as { files: unknown[], folders: string[] }
+    t.same(listed, { files: [], folders: ['t/fo/made/'], isTruncated: false }, 'the folder alone, no file of its name')
+    t.equal((await app.inject({ method: 'PUT', url: '/api/raw/t/fo/made2', headers: { ...headers, 'content-type': 'text/plain' }, payload: 'x' })).statusCode, 200, 'a name beside it is free')
+  })
+}
