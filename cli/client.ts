@@ -396,7 +396,8 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         let trashed = 0
         // Remote files an upload replaced (over the version last seen): the server may keep each as a version.
         const replaced: string[] = []
-        const summary = await syncFolder(direction, localDir, prefix, {
+        // Watching, each side's changes go to the other: what is new there is never taken for a deletion here.
+        const summary = await syncFolder(watching ? 'both' : direction, localDir, prefix, {
           list: async (under) => new Map((await listAll(under)).map((file) => [file.key, { size: file.size, etag: file.etag }])),
           upload: async (key, local, conditions) => {
             const written = await client.upload(key, local, CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream', conditions, io, true)
@@ -422,7 +423,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         // Replaced on the server: kept as versions, if the service keeps them (one look tells).
         const versioned = replaced.length > 0 && (await api('GET', `/api/versions?${new URLSearchParams({ path: replaced[0] })}`)).versions.length > 0
         if (versioned) lines.push(`${replaced.length} replaced on the server were kept as versions: "stowage versions PATH" lists them, "stowage versions restore ID" undoes one`)
-        const shown = { ...summary, ...direction === 'up' && values.delete === true ? { trashed } : {}, ...versioned ? { keptAsVersions: replaced.length } : {} }
+        const shown = { ...summary, ...summary.direction !== 'down' && values.delete === true ? { trashed } : {}, ...versioned ? { keptAsVersions: replaced.length } : {} }
         // Watching, a pass that found nothing to do says nothing; JSON is a line per pass.
         const acted = summary.uploaded.length + summary.downloaded.length + summary.deleted.length + summary.conflicts.length > 0
         if (!watching) print(io, json, shown, lines.join('\n') + '\n')

@@ -54,9 +54,12 @@ Usage:
                                               both sides since the last sync is a conflict, left
                                               alone and reported (exit 1); a file it replaces on
                                               the server is kept as a version, and it says so;
-                                              --watch then keeps both in step until stopped: each
-                                              change here (once left alone for a second) or on the
-                                              server is synced within seconds
+                                              --watch keeps both in step both ways until stopped:
+                                              each change here (once left alone for a second) goes
+                                              up, each change on the server comes down within
+                                              seconds; with --delete, only what was deleted on one
+                                              side since the last sync is deleted on the other,
+                                              never what is new there
   stowage share PATH [--expires 1h] [--upload [--content-type T]]
                                               prints a link that needs no credentials until it
                                               expires: to download PATH, or with --upload to write it

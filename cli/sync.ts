@@ -30,8 +30,12 @@ export interface SyncOptions {
   settledBefore?: number
 }
 
+/** `up` and `down` make one side like the other; `both` (sync --watch) sends each side's changes
+ *  since the last sync to the other, and never deletes what is new there. */
+export type SyncDirection = 'up' | 'down' | 'both'
+
 export interface SyncSummary {
-  direction: 'up' | 'down'
+  direction: SyncDirection
   uploaded: string[]
   downloaded: string[]
   deleted: string[]
@@ -77,10 +81,10 @@ async function eachLimited<T> (items: T[], concurrency: number, work: (item: T) 
  * then is a conflict, reported and left alone: an upload sends If-Match with the ETag last seen, a
  * delete too, and a download never replaces a local file changed since.
  */
-export async function syncFolder (direction: 'up' | 'down', localDir: string, prefix: string, transport: SyncTransport, io: CliIo, options: SyncOptions): Promise<SyncSummary> {
+export async function syncFolder (direction: SyncDirection, localDir: string, prefix: string, transport: SyncTransport, io: CliIo, options: SyncOptions): Promise<SyncSummary> {
   const statePath = join(options.stateDir, createHash('sha256').update([options.serviceUrl, prefix, resolve(localDir)].join('\n')).digest('hex').slice(0, 32) + '.json')
   const recorded: Record<string, Recorded> = JSON.parse(await readFile(statePath, 'utf8').catch(() => '{}'))
-  if (direction === 'down') await mkdir(localDir, { recursive: true })
+  if (direction !== 'up') await mkdir(localDir, { recursive: true })
   const [local, remote] = await Promise.all([walk(localDir), transport.list(prefix)])
   const remoteOf = (path: string) => remote.get(prefix + path)
   const summary: SyncSummary = { direction, uploaded: [], downloaded: [], deleted: [], unchanged: 0, conflicts: [], unsettled: [], dryRun: options.dryRun }
@@ -97,7 +101,86 @@ export async function syncFolder (direction: 'up' | 'down', localDir: string, pr
     recorded[path] = { size, mtimeMs, etag }
   }
 
-  if (direction === 'up') {
+  /** Sends the local file at `path` over the version last seen there (or only where nothing is). */
+  const upload = (path: string, file: LocalFile, conditions: Record<string, string>) => plan.push({
+    path, kind: 'uploaded', bytes: file.size,
+    act: async () => {
+      try {
+        const { etag } = await transport.upload(prefix + path, join(localDir, path), conditions)
+        await remember(path, etag, file)
+        summary.uploaded.push(path)
+      } catch (error) {
+        if (!isPreconditionFailure(error)) throw error
+        conflict(path, 'changed on the server while it was being sent; not uploaded')
+      }
+    }
+  })
+  /** Fetches the remote file at `path` over the local one. */
+  const download = (path: string, file: RemoteFile) => plan.push({
+    path, kind: 'downloaded', bytes: file.size,
+    act: async () => {
+      const target = join(localDir, path)
+      await mkdir(dirname(target), { recursive: true })
+      await transport.download(prefix + path, target)
+      await remember(path, file.etag)
+      summary.downloaded.push(path)
+    }
+  })
+  /** Deletes the remote file at `path`, only as it was seen (If-Match). */
+  const removeRemote = (path: string, file: RemoteFile) => plan.push({
+    path, kind: 'deleted', bytes: 0,
+    act: async () => {
+      try {
+        await transport.remove(prefix + path, { 'if-match': file.etag })
+        delete recorded[path]
+        summary.deleted.push(path)
+      } catch (error) {
+        if (!isPreconditionFailure(error)) throw error
+        conflict(path, 'changed on the server during the sync; not deleted')
+      }
+    }
+  })
+  const removeLocal = (path: string) => plan.push({
+    path, kind: 'deleted', bytes: 0,
+    act: async () => {
+      await rm(join(localDir, path))
+      delete recorded[path]
+      summary.deleted.push(path)
+    }
+  })
+
+  if (direction === 'both') {
+    const paths = new Set([...local.keys(), ...[...remote.keys()].map((key) => key.slice(prefix.length)), ...Object.keys(recorded)])
+    for (const path of paths) {
+      const here = local.get(path)
+      const there = remoteOf(path)
+      const last = recorded[path]
+      if (here && options.settledBefore !== undefined && here.mtimeMs > options.settledBefore) { summary.unsettled.push(path); continue }
+      const changedHere = here !== undefined && !unchangedLocally(path, here)
+      const changedThere = there !== undefined && there.etag !== last?.etag
+      if (!here && !there) { delete recorded[path]; continue }
+      if (here && there) {
+        if (!changedHere && !changedThere) summary.unchanged++
+        else if (!last && await sameContent(path, there)) { await remember(path, there.etag, here); summary.unchanged++ }
+        else if (!last) conflict(path, 'exists here and on the server with other content, and was never synced; both kept as they are')
+        else if (changedHere && changedThere) conflict(path, 'changed here and on the server since the last sync; both kept as they are')
+        else if (changedHere) upload(path, here, { 'if-match': last.etag })
+        else download(path, there)
+      } else if (here) {
+        // Not on the server: deleted there since the last sync (a record), or new here.
+        if (!last) upload(path, here, { 'if-none-match': '*' })
+        else if (changedHere) conflict(path, 'deleted on the server and changed here since the last sync; kept here')
+        else if (options.delete) removeLocal(path)
+        else upload(path, here, { 'if-none-match': '*' })
+      } else if (there) {
+        // Not here: deleted here since the last sync (a record), or new on the server.
+        if (!last) download(path, there)
+        else if (changedThere) conflict(path, 'deleted here and changed on the server since the last sync; kept on the server')
+        else if (options.delete) removeRemote(path, there)
+        else download(path, there)
+      }
+    }
+  } else if (direction === 'up') {
     for (const [path, file] of local) {
       if (options.settledBefore !== undefined && file.mtimeMs > options.settledBefore) { summary.unsettled.push(path); continue }
       const there = remoteOf(path)
@@ -107,38 +190,12 @@ export async function syncFolder (direction: 'up' | 'down', localDir: string, pr
       if (there && !last && await sameContent(path, there)) { await remember(path, there.etag, file); summary.unchanged++; continue }
       if (there && !last) { conflict(path, 'exists on the server with other content, and was never synced from here'); continue }
       // Only over the version last seen, or only where nothing is: never blindly.
-      const conditions: Record<string, string> = last && there ? { 'if-match': last.etag } : { 'if-none-match': '*' }
-      plan.push({
-        path, kind: 'uploaded', bytes: file.size,
-        act: async () => {
-          try {
-            const { etag } = await transport.upload(prefix + path, join(localDir, path), conditions)
-            await remember(path, etag, file)
-            summary.uploaded.push(path)
-          } catch (error) {
-            if (!isPreconditionFailure(error)) throw error
-            conflict(path, 'changed on the server during the sync; not uploaded')
-          }
-        }
-      })
+      upload(path, file, last && there ? { 'if-match': last.etag } : { 'if-none-match': '*' })
     }
     if (options.delete) {
       for (const [key, file] of remote) {
         const path = key.slice(prefix.length)
-        if (local.has(path)) continue
-        plan.push({
-          path, kind: 'deleted', bytes: 0,
-          act: async () => {
-            try {
-              await transport.remove(key, { 'if-match': file.etag })
-              delete recorded[path]
-              summary.deleted.push(path)
-            } catch (error) {
-              if (!isPreconditionFailure(error)) throw error
-              conflict(path, 'changed on the server during the sync; not deleted')
-            }
-          }
-        })
+        if (!local.has(path)) removeRemote(path, file)
       }
     }
   } else {
@@ -151,29 +208,13 @@ export async function syncFolder (direction: 'up' | 'down', localDir: string, pr
       if (here && last && !unchangedLocally(path, here)) { conflict(path, 'changed here since the last sync; not replaced (sync up to send it)'); continue }
       if (here && !last && await sameContent(path, file)) { await remember(path, file.etag); summary.unchanged++; continue }
       if (here && !last) { conflict(path, 'exists here with other content, and was never synced from the server'); continue }
-      plan.push({
-        path, kind: 'downloaded', bytes: file.size,
-        act: async () => {
-          const target = join(localDir, path)
-          await mkdir(dirname(target), { recursive: true })
-          await transport.download(key, target)
-          await remember(path, file.etag)
-          summary.downloaded.push(path)
-        }
-      })
+      download(path, file)
     }
     if (options.delete) {
       for (const [path, here] of local) {
         if (remoteOf(path)) continue
         if (!unchangedLocally(path, here)) { conflict(path, 'not on the server, and changed here since the last sync (or never synced); not deleted'); continue }
-        plan.push({
-          path, kind: 'deleted', bytes: 0,
-          act: async () => {
-            await rm(join(localDir, path))
-            delete recorded[path]
-            summary.deleted.push(path)
-          }
-        })
+        removeLocal(path)
       }
     }
   }

@@ -6,6 +6,7 @@ import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { runCli } from '../cli/index.js'
 import type { AwsCredentialSource } from '../cli/client.js'
 import { createOrganizationRepository } from '../db/organizations.js'
@@ -564,9 +565,13 @@ t.test('changes: from now, a line or a JSON line each, then the cursor; --follow
   t.match(JSON.parse(follow.stdout().trim().split('\n').at(-1)!), { op: 'delete', key: 'box/q.json' })
 })
 
-t.test('sync --watch keeps a folder and the server in step until stopped, and never sends a file half written', async (t) => {
-  const { url, home, cli, running, apiKey } = await setup(t)
+t.test('sync --watch keeps a folder and the server in step both ways until stopped, never sends a file half written, and never deletes what is new on the other side', async (t) => {
+  const { app, url, home, cli, running, apiKey } = await setup(t, { S3_API_PORT: '0', S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') })
   t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+  const credentials = (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: { authorization: `Bearer ${apiKey}` } })).json() as { accessKeyId: string, secretAccessKey: string }
+  const s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials, maxAttempts: 1 })
+  t.teardown(() => s3.destroy())
   const here = join(home, 'here')
   await mkdir(here)
   await writeFile(join(here, 'a.txt'), 'first')
@@ -595,15 +600,28 @@ t.test('sync --watch keeps a folder and the server in step until stopped, and ne
   }
   await waitFor(async () => (await remote('slow.bin'))?.length === whole.length, { what: 'the finished file sent' })
 
+  // A second client writes on the server while the watch runs (with --delete): it comes down, and stays.
+  await writeFile(join(home, 'phone.jpg'), 'a photo')
+  t.equal((await cli(['put', join(home, 'phone.jpg'), 'mirror/phone.jpg'])).code, 0)
+  await waitFor(async () => await readFile(join(here, 'phone.jpg'), 'utf8').catch(() => '') === 'a photo', { what: 'a file put through the API fetched', timeoutMs: 10_000 })
+  t.equal(await remote('phone.jpg'), 'a photo', 'the new server file was not deleted')
+  await s3.send(new PutObjectCommand({ Bucket: 'mirror', Key: 'camera/s3.txt', Body: 'through S3' }))
+  await waitFor(async () => await readFile(join(here, 'camera', 's3.txt'), 'utf8').catch(() => '') === 'through S3', { what: 'a file put through S3 fetched', timeoutMs: 10_000 })
+  await s3.send(new PutObjectCommand({ Bucket: 'mirror', Key: 'a.txt', Body: 'edited on the server' }))
+  await waitFor(async () => await readFile(join(here, 'a.txt'), 'utf8').catch(() => '') === 'edited on the server', { what: 'a server edit fetched', timeoutMs: 10_000 })
+  t.equal((await cli(['rm', 'mirror/phone.jpg'])).code, 0)
+  await waitFor(() => !existsSync(join(here, 'phone.jpg')), { what: 'a file deleted on the server deleted here (--delete)', timeoutMs: 10_000 })
+  t.equal(await remote('camera/s3.txt'), 'through S3')
+
   // The other way: what changes on the server arrives here.
   const there = join(home, 'there')
   const down = running(['sync', 'mirror/', there, '--watch'])
   t.teardown(() => down.stop())
-  await waitFor(async () => await readFile(join(there, 'a.txt'), 'utf8').catch(() => '') === 'second', { what: 'the first sync down' })
+  await waitFor(async () => await readFile(join(there, 'a.txt'), 'utf8').catch(() => '') === 'edited on the server', { what: 'the first sync down' })
   await writeFile(join(home, 'c.txt'), 'sea')
   t.equal((await cli(['put', join(home, 'c.txt'), 'mirror/c.txt'])).code, 0)
   await waitFor(async () => await readFile(join(there, 'c.txt'), 'utf8').catch(() => '') === 'sea', { what: 'a file made on the server fetched' })
-  t.ok(existsSync(join(here, 'c.txt')) === false, 'syncing up does not fetch')
+  await waitFor(async () => await readFile(join(here, 'c.txt'), 'utf8').catch(() => '') === 'sea', { what: 'both watches fetch it' })
   t.equal(await down.stop(), 0)
   t.equal(await up.stop(), 0)
   t.notMatch(up.stdout(), /^conflict /m)
