@@ -14,8 +14,9 @@ export function createS3MetadataRepository (db: Kysely<Database>) {
      * kept for other content no longer applies (its ETag differs), and a write per PutObject would
      * cost every write without metadata a database write.
      */
+    /** Keeps `metadata` for the file at `path` as it is now (`etag`); none forgets what was kept. */
     async set (userId: string, path: string, etag: string, metadata: Metadata): Promise<void> {
-      if (Object.keys(metadata).length === 0) return
+      if (Object.keys(metadata).length === 0) return await this.clear(userId, path)
       await db.transaction().execute(async (trx) => {
         await trx.deleteFrom('s3_metadata').where('user_id', '=', userId).where('path', '=', path).execute()
         await trx.insertInto('s3_metadata').values({ user_id: userId, path, etag, metadata: JSON.stringify(metadata) }).execute()

@@ -1,6 +1,6 @@
 import type { FileService } from '../storage/files.js'
 import { encodeContinuationToken } from '../storage/paths.js'
-import { invalidArgument, noSuchBucket, S3Error } from './errors.js'
+import { invalidArgument, noSuchBucket, notImplemented, S3Error } from './errors.js'
 import type { XmlNode } from './xml.js'
 
 // S3's bucket names: 3 to 63 lower-case letters, digits, dots and hyphens, a letter or digit at each end, not an IP address.
@@ -30,8 +30,41 @@ export async function listBuckets (files: FileService, userId: string): Promise<
     for (const folder of page.folders ?? []) if (isBucketName(folder.slice(0, -1))) names.push(folder.slice(0, -1))
     continuationToken = page.continuationToken
   } while (continuationToken)
-  // A folder keeps no time of its own: buckets are dated from the epoch.
-  return { Owner: { ID: userId, DisplayName: userId }, Buckets: { Bucket: names.map((Name) => ({ Name, CreationDate: new Date(0).toISOString() })) } }
+  // Dated when made on purpose (CreateBucket, a folder made in any front end); a folder that only
+  // holds files keeps no time of its own, and is dated now.
+  const now = new Date()
+  const made = await Promise.all(names.map((name) => files.folderMadeAt(userId, name)))
+  return { Owner: { ID: userId, DisplayName: userId }, Buckets: { Bucket: names.map((Name, index) => ({ Name, CreationDate: (made[index] ?? now).toISOString() })) } }
+}
+
+// A bucket's configurations this server keeps none of: S3's answer for "none configured".
+const NONE_CONFIGURED: Record<string, [string, string]> = {
+  policy: ['NoSuchBucketPolicy', 'The bucket policy does not exist'],
+  encryption: ['ServerSideEncryptionConfigurationNotFoundError', 'The server side encryption configuration was not found'],
+  cors: ['NoSuchCORSConfiguration', 'The CORS configuration does not exist'],
+  tagging: ['NoSuchTagSet', 'The TagSet does not exist'],
+  lifecycle: ['NoSuchLifecycleConfiguration', 'The lifecycle configuration does not exist'],
+  website: ['NoSuchWebsiteConfiguration', 'The specified bucket does not have a website configuration'],
+  replication: ['ReplicationConfigurationNotFoundError', 'The replication configuration was not found'],
+  'object-lock': ['ObjectLockConfigurationNotFoundError', 'Object Lock configuration does not exist for this bucket']
+}
+const NOT_SERVED = ['logging', 'notification', 'requestPayment', 'accelerate', 'analytics', 'metrics', 'inventory', 'intelligent-tiering', 'ownershipControls', 'publicAccessBlock', 'policyStatus']
+
+/**
+ * A GET of a bucket's sub-resource that is not its listing: S3's "none configured" error, the owner's
+ * full control for `?acl`, NotImplemented for the rest; undefined when the request is a listing.
+ */
+export function bucketConfiguration (query: URLSearchParams, userId: string, bucket: string): { root: string, node: XmlNode } | undefined {
+  if (query.has('acl')) {
+    const owner = { ID: userId, DisplayName: userId }
+    return { root: 'AccessControlPolicy', node: { Owner: owner, AccessControlList: { Grant: { Grantee: owner, Permission: 'FULL_CONTROL' } } } }
+  }
+  for (const [name, [code, message]] of Object.entries(NONE_CONFIGURED)) {
+    if (query.has(name)) throw new S3Error(code, 404, message, { BucketName: bucket })
+  }
+  const notServed = NOT_SERVED.find((name) => query.has(name))
+  if (notServed) throw notImplemented(`GET of a bucket's ${notServed}`)
+  return undefined
 }
 
 export interface ListQuery {

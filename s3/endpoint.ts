@@ -12,11 +12,11 @@ import { ConflictError, NotFoundError } from '../errors.js'
 import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
 import type { Multipart } from '../storage/multipart.js'
 import { completeUpload, createUpload, listParts, listUploads, multipartError, uploadPart, uploadPartCopy } from './multipart.js'
-import { bucketExists, checkBucketName, listBuckets, listObjects, maxKeysOf, requireBucket } from './buckets.js'
+import { bucketConfiguration, bucketExists, checkBucketName, listBuckets, listObjects, maxKeysOf, requireBucket } from './buckets.js'
 import type { S3Credentials } from './credentials.js'
 import { invalidArgument, noSuchBucket, notImplemented, S3Error, s3ErrorOf } from './errors.js'
 import { CURRENT, deleteVersion, listVersions, readVersion } from './versions.js'
-import { contentTypeOf, copyObject, deleteObject, deleteObjects, getObject, headObject, putObject, uploadOf, xmlBody } from './objects.js'
+import { contentTypeOf, quoteEtags, copyObject, deleteObject, deleteObjects, getObject, headObject, putObject, uploadOf, xmlBody } from './objects.js'
 import { readSignature } from './sigv4.js'
 import { errorDocument, xmlDocument, type XmlNode } from './xml.js'
 
@@ -86,7 +86,9 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
 
   app.setErrorHandler(async (error, request, reply) => {
     const s3 = s3ErrorOf(multipartError(error), (request as FastifyRequest & { s3Key?: string }).s3Key)
-    if (s3.status >= 500) request.log.error({ err: error }, 'S3 request failed')
+    // A refusal (501 included: an operation this server does not serve) is not an error of ours.
+    if (s3.status >= 500 && s3.status !== 501 && s3.status !== 503) request.log.error({ err: error }, 'S3 request failed')
+    else if (s3.status >= 500) request.log.info({ code: s3.code, reason: s3.message }, 'S3 request refused')
     // Refused before its body was read whole: the rest is dropped for a moment, then the connection closed.
     if (!request.raw.complete) lingerBeforeClose(request.raw)
     const resource = request.url.split('?', 1)[0]
@@ -95,6 +97,18 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
     if (request.method === 'HEAD') return reply.send()
     return reply.send(errorDocument({ Code: s3.code, Message: s3.message, ...s3.extra, Resource: resource, RequestId: request.id }))
   })
+
+  // Buckets seen to exist, so that a write into one asks the store once a minute, not per write: a
+  // bucket deleted on another instance may take a write here (making it again) within that minute.
+  const knownBuckets = createMemory<true>(10_000)
+  const BUCKET_MEMORY_MS = 60_000
+  async function requireBucketFor (userId: string, bucket: string) {
+    const memo = `${userId}\n${bucket}`
+    if (knownBuckets.get(memo)) return
+    await requireBucket(files, userId, bucket)
+    knownBuckets.set(memo, true, Date.now() + BUCKET_MEMORY_MS)
+  }
+  const forgetBucket = (userId: string, bucket: string) => knownBuckets.set(`${userId}\n${bucket}`, true, 0)
 
   // Access keys that signed a request correctly here: their requests ask the database only for the
   // key itself, the address's failures being those this instance knows (each failure, counted in the
@@ -124,6 +138,7 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
   async function handle (request: FastifyRequest, reply: FastifyReply) {
     reply.header('x-amz-request-id', request.id)
     const { signed, signer, key: signingKey } = await signerOf(request)
+    quoteEtags(request.headers)
     const owner: Owner = { userId: signer.userId, orgId: signer.orgId }
     const { userId } = owner
     const { query } = signed
@@ -148,8 +163,9 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
         if (!await bucketExists(files, userId, bucket)) throw noSuchBucket(bucket)
         return reply.header('x-amz-bucket-region', region).send()
       }
-      await requireBucket(files, userId, bucket)
+      await requireBucketFor(userId, bucket)
       if (method === 'DELETE' && [...query.keys()].length === 0) {
+        forgetBucket(userId, bucket)
         await files.removeFolder(userId, bucket).catch((error: unknown) => {
           if (error instanceof ConflictError) throw new S3Error('BucketNotEmpty', 409, 'The bucket you tried to delete is not empty', { BucketName: bucket })
           if (error instanceof NotFoundError) return
@@ -159,6 +175,8 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
       }
       if (method === 'POST' && query.has('delete')) return sendXml(reply, 'DeleteResult', await deleteObjects(files, userId, bucket, await xmlBody(request, signed, signingKey, 'Delete'), (key, id) => deleteVersion(files, userId, bucket, key, id)))
       if (method !== 'GET') throw notImplemented(`${method} on a bucket with ${[...query.keys()].join(', ') || 'no sub-resource'}`)
+      const configuration = bucketConfiguration(query, userId, bucket)
+      if (configuration) return sendXml(reply, configuration.root, configuration.node)
       if (query.has('location')) return sendXml(reply, 'LocationConstraint', region === 'us-east-1' ? '' : region)
       if (query.has('versioning')) return sendXml(reply, 'VersioningConfiguration', versioning ? { Status: 'Enabled' } : {})
       if (query.has('uploads')) return sendXml(reply, 'ListMultipartUploadsResult', await listUploads(multipart, userId, bucket, query))
@@ -166,10 +184,11 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
       const v2 = query.get('list-type') === '2'
       const urlEncoded = query.get('encoding-type') === 'url'
       if (query.has('encoding-type') && !urlEncoded) throw invalidArgument('Invalid Encoding Method specified in Request')
-      // As S3 encodes: a space is "+", a slash stays.
-      const shown = (text: string) => urlEncoded ? encodeURIComponent(text).replace(/%2F/g, '/').replace(/%20/g, '+') : text
+      // As S3 encodes: a slash stays, a space is %20.
+      const shown = (text: string) => urlEncoded ? encodeURIComponent(text).replace(/%2F/g, '/') : text
       const prefix = query.get('prefix') ?? ''
-      const delimiter = query.get('delimiter') ?? undefined
+      // An empty delimiter is none.
+      const delimiter = query.get('delimiter') || undefined
       const maxKeys = maxKeysOf(query.get('max-keys') ?? undefined)
       const token = query.get('continuation-token')
       let after: string | undefined
@@ -203,6 +222,7 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
       if (method === 'GET') return sendXml(reply, 'ListPartsResult', await listParts(multipart, userId, bucket, key, query))
     }
     if (method === 'POST' && query.has('uploads')) {
+      await requireBucketFor(userId, bucket)
       return sendXml(reply, 'InitiateMultipartUploadResult', await createUpload(multipart, owner, bucket, key, contentTypeOf(request), metadataOf(request.headers)))
     }
     if (['uploads', 'uploadId', 'partNumber', 'tagging', 'acl', 'retention', 'legal-hold', 'attributes', 'torrent', 'restore', 'select'].some((name) => query.has(name))) {
@@ -220,8 +240,8 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
     if (method === 'HEAD') return headObject(files, metadata, userId, bucket, key, request, reply)
     if (method === 'DELETE') return deleteObject(files, userId, bucket, key, request, reply)
     if (method === 'PUT') {
-      // A PUT into a bucket that is not there makes it, as a file makes its folder: looking first
-      // would cost a listing per write.
+      // Into a bucket that exists only, as S3: a typo in a bucket's name makes no new bucket.
+      await requireBucketFor(userId, bucket)
       if (request.headers['x-amz-copy-source'] !== undefined) return sendXml(reply, 'CopyObjectResult', await copyObject(files, metadata, owner, bucket, key, request))
       return putObject(files, metadata, owner, bucket, key, request, reply, uploadOf(request, signed, signingKey))
     }

@@ -52,6 +52,10 @@ export async function uploadPartCopy (multipart: Multipart, files: FileService, 
     throw error
   })
   if (read.notModified) throw invalidArgument('the copy source was not read')
+  if (range && 'start' in range && range.end !== undefined && range.end >= read.file.size) {
+    read.file.body.destroy()
+    throw new S3Error('InvalidRange', 416, `The x-amz-copy-source-range is not within the source object of ${read.file.size} bytes`)
+  }
   const length = read.file.range ? read.file.range.end - read.file.range.start + 1 : read.file.size
   const etag = await multipart.uploadPart(owner, query.get('uploadId')!, partNumberOf(query.get('partNumber')), read.file.body, length)
   return { ETag: etag, LastModified: new Date().toISOString() }

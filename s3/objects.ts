@@ -61,6 +61,16 @@ export function contentTypeOf (request: FastifyRequest): string {
   return given
 }
 
+/** If-Match and If-None-Match as S3 reads them: an ETag may come without its quotes (some SDKs send
+ *  one so); read as HTTP reads them from here on. Called once the signature is checked. */
+export function quoteEtags (headers: FastifyRequest['headers']) {
+  for (const name of ['if-match', 'if-none-match'] as const) {
+    const value = headers[name]
+    if (typeof value !== 'string') continue
+    headers[name] = value.split(',').map((tag) => tag.trim()).map((tag) => tag === '*' || tag.startsWith('"') || tag.startsWith('W/') ? tag : `"${tag}"`).join(', ')
+  }
+}
+
 /** If-Match and If-Unmodified-Since of a GET or HEAD, which the file API's reads do not take. */
 function checkReadPreconditions (request: FastifyRequest, file: ObjectMeta) {
   const ifMatch = request.headers['if-match']
@@ -135,7 +145,8 @@ export async function putObject (files: FileService, metadata: S3MetadataReposit
   const written = await files.write(owner, pathOf(bucket, key), upload.body, {
     contentType: upload.contentType, length: upload.length, preconditions: writePreconditions(request.headers)
   })
-  await metadata.set(owner.userId, pathOf(bucket, key), written.etag, given)
+  // An overwrite without x-amz-meta-* leaves none of the old file's (a new file had none to leave).
+  if (Object.keys(given).length > 0 || written.replaced) await metadata.set(owner.userId, pathOf(bucket, key), written.etag, given)
   return reply.header('etag', written.etag).send()
 }
 

@@ -103,6 +103,7 @@ export function objectBytes (source: AsyncIterable<Buffer>, signed: SignedReques
   const declared = isChunked(signed) ? declaredLengthOf(headers) : undefined
   const checks: Array<{ what: string, checksum: Checksum, expected?: string }> = []
   const contentMd5 = headers['content-md5']
+  if (typeof contentMd5 === 'string' && (!/^[A-Za-z0-9+/]{22}==$/.test(contentMd5.trim()))) throw new S3Error('InvalidDigest', 400, 'The Content-MD5 you specified was invalid: it is the base64 of 16 bytes.')
   if (typeof contentMd5 === 'string') checks.push({ what: 'Content-MD5', checksum: hashOf('md5'), expected: contentMd5 })
   for (const [name, value] of Object.entries(headers)) {
     const algorithm = checksumAlgorithmOf(name)

@@ -312,6 +312,11 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return { path: folder }
     },
 
+    /** When the folder was made on purpose; undefined when it was not (it exists while it holds files). */
+    async folderMadeAt (userId: string, path: string): Promise<Date | undefined> {
+      return (await store.head(userPrefix(userId) + checkFolderPath(path)))?.lastModified
+    },
+
     /** Whether the folder exists: made on purpose, or holding anything (`besides` the file at that path). */
     async folderExists (userId: string, path: string, { besides }: { besides?: string } = {}): Promise<boolean> {
       if (path === '') return true

@@ -13,6 +13,7 @@ import { bearer, buildTestApp } from './helpers/app.js'
 import { signed, signedChunks } from './helpers/s3-payloads.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
+import { captureLogs } from './helpers/wait.js'
 
 const idp = await startIdp()
 const s3 = await startS3Server()
@@ -99,6 +100,7 @@ for (const driver of ['fs', 's3'] as const) {
     await client.send(new DeleteBucketCommand({ Bucket: 'photos' }))
     t.same((await client.send(new ListBucketsCommand({}))).Buckets ?? [], [])
 
+    await client.send(new CreateBucketCommand({ Bucket: 'journal' }))
     const { cursor } = (await app.inject({ url: '/api/changes/latest', headers: alice })).json() as { cursor: string }
     await client.send(new PutObjectCommand({ Bucket: 'journal', Key: 'j.txt', Body: 'j' }))
     const changes = (await app.inject({ url: `/api/changes?cursor=${cursor}`, headers: alice })).json()
@@ -111,6 +113,7 @@ for (const driver of ['fs', 's3'] as const) {
     const bobs = clientOf(endpoint, bob)
     t.teardown(() => bobs.destroy())
     t.same((await bobs.send(new ListBucketsCommand({}))).Buckets ?? [], [])
+    await bobs.send(new CreateBucketCommand({ Bucket: 'journal' }))
     t.match(await refusal(bobs.send(new GetObjectCommand({ Bucket: 'journal', Key: 'j.txt' }))), { status: 404 })
     await bobs.send(new PutObjectCommand({ Bucket: 'journal', Key: 'j.txt', Body: 'bob\'s' }))
     t.equal(await text((await client.send(new GetObjectCommand({ Bucket: 'journal', Key: 'j.txt' }))).Body), 'j')
@@ -126,6 +129,7 @@ t.test('listings page as S3 pages them: max-keys, continuation tokens, start-aft
   t.teardown(() => client.destroy())
   const keys = Array.from({ length: 250 }, (_, n) => `k/${String(n).padStart(4, '0')}${n % 50 === 0 ? ' +&é' : ''}`)
   for (let at = 0; at < keys.length; at += 25) {
+    await client.send(new CreateBucketCommand({ Bucket: 'many' }))
     await Promise.all(keys.slice(at, at + 25).map((Key) => client.send(new PutObjectCommand({ Bucket: 'many', Key, Body: 'x' }))))
   }
   const seen: string[] = []
@@ -145,7 +149,7 @@ t.test('listings page as S3 pages them: max-keys, continuation tokens, start-aft
   const v1 = await client.send(new ListObjectsCommand({ Bucket: 'many', Marker: keys[248] }))
   t.same(v1.Contents?.map(({ Key }) => Key), keys.slice(249))
   const encoded = await client.send(new ListObjectsV2Command({ Bucket: 'many', Prefix: 'k/0000', EncodingType: 'url' }))
-  t.same(encoded.Contents?.map(({ Key }) => Key), ['k/0000+%2B%26%C3%A9'], 'as S3 encodes them: a space is +, a slash stays')
+  t.same(encoded.Contents?.map(({ Key }) => Key), ['k/0000%20%2B%26%C3%A9'], 'as S3 encodes them: a space is %20, a slash stays')
 })
 
 t.test('SigV4: presigned URLs; wrong secrets, unknown and revoked keys, skewed clocks and expired URLs are refused as S3 refuses them; temporary credentials', async (t) => {
@@ -157,6 +161,7 @@ t.test('SigV4: presigned URLs; wrong secrets, unknown and revoked keys, skewed c
   const client = clientOf(endpoint, credentials)
   t.teardown(() => client.destroy())
 
+  await client.send(new CreateBucketCommand({ Bucket: 'shared' }))
   const putUrl = await getSignedUrl(client, new PutObjectCommand({ Bucket: 'shared', Key: 'via link.txt' }), { expiresIn: 60 })
   t.equal((await fetch(putUrl, { method: 'PUT', body: 'linked' })).status, 200)
   const getUrl = await getSignedUrl(client, new GetObjectCommand({ Bucket: 'shared', Key: 'via link.txt', ResponseContentDisposition: 'attachment' }), { expiresIn: 60 })
@@ -224,6 +229,7 @@ for (const driver of ['fs', 's3'] as const) {
     t.teardown(() => client.destroy())
 
     const content = randomBytes(12 * 1024 * 1024 + 123)
+    await client.send(new CreateBucketCommand({ Bucket: 'big' }))
     const upload = new Upload({ client, params: { Bucket: 'big', Key: 'film.bin', Body: Readable.from([content]), ContentType: 'video/x-test' }, partSize: 5 * 1024 * 1024, queueSize: 2 })
     const done = await upload.done()
     t.match(done, { Bucket: 'big', Key: 'film.bin', ETag: /^"/ })
@@ -269,6 +275,7 @@ for (const driver of ['fs', 's3'] as const) {
       { code: 'QuotaExceeded', status: 403 }, 'a part over the quota')
     const other = clientOf(endpoint, (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: `parts-other-${driver}` })) })).json() as Credentials)
     t.teardown(() => other.destroy())
+    await other.send(new CreateBucketCommand({ Bucket: 'big' }))
     t.match(await refusal(other.send(new UploadPartCommand({ Bucket: 'big', Key: 'over.bin', UploadId: over.UploadId, PartNumber: 1, Body: 'x' }))), { code: 'NoSuchUpload' }, 'another user\'s upload is none of theirs')
   })
 }
@@ -281,6 +288,7 @@ for (const driver of ['fs', 's3'] as const) {
     const credentials = (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: 'payloads' })) })).json() as Credentials
     const client = clientOf(endpoint, credentials)
     t.teardown(() => client.destroy())
+    await client.send(new CreateBucketCommand({ Bucket: 'checked' }))
     await client.send(new PutObjectCommand({ Bucket: 'checked', Key: 'file.bin', Body: 'the first' }))
     const current = async () => await text((await client.send(new GetObjectCommand({ Bucket: 'checked', Key: 'file.bin' }))).Body)
     const url = `${endpoint}/checked/file.bin`
@@ -333,6 +341,7 @@ t.test('every checksum the SDK sends in an aws-chunked trailer is checked: CRC32
   for (const algorithm of ['CRC32', 'CRC32C', 'CRC64NVME', 'SHA1', 'SHA256'] as const) {
     // A stream of known length: the SDK sends it aws-chunked, its checksum in the trailer.
     const key = `${algorithm.toLowerCase()}.bin`
+    await client.send(new CreateBucketCommand({ Bucket: 'trailers' }))
     await client.send(new PutObjectCommand({ Bucket: 'trailers', Key: key, Body: Readable.from([content.subarray(0, 70_000), content.subarray(70_000)]), ContentLength: content.length, ChecksumAlgorithm: algorithm }))
     const got = await client.send(new GetObjectCommand({ Bucket: 'trailers', Key: key }))
     t.ok(Buffer.from(await got.Body!.transformToByteArray()).equals(content), `${algorithm}: stored whole`)
@@ -368,6 +377,7 @@ t.test('virtual-hosted style with S3_API_DOMAIN; metrics; failed signatures coun
     return await next(args)
   }, { step: 'finalizeRequest', priority: 'low' })
   t.teardown(() => hosted.destroy())
+  await hosted.send(new CreateBucketCommand({ Bucket: 'hosted-bucket' }))
   await hosted.send(new PutObjectCommand({ Bucket: 'hosted-bucket', Key: 'a.txt', Body: 'virtual' }))
   const path = clientOf(endpoint, credentials)
   t.teardown(() => path.destroy())
@@ -387,6 +397,7 @@ t.test('x-amz-meta-* is kept with the content it came with: copied, replaced, ca
   const alice = bearer(idp.token({ sub: 'metadata' }))
   const client = clientOf(endpoint, (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: alice })).json() as Credentials)
   t.teardown(() => client.destroy())
+  await client.send(new CreateBucketCommand({ Bucket: 'meta' }))
   const metadataOf = async (Key: string) => (await client.send(new HeadObjectCommand({ Bucket: 'meta', Key }))).Metadata
 
   await client.send(new PutObjectCommand({ Bucket: 'meta', Key: 'a.txt', Body: 'a', Metadata: { mtime: '1700000000', owner: 'alice' } }))
@@ -412,6 +423,7 @@ t.test('a version is read, copied and deleted by its versionId', async (t) => {
   const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
   const client = clientOf(endpoint, (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: 'versioned' })) })).json() as Credentials)
   t.teardown(() => client.destroy())
+  await client.send(new CreateBucketCommand({ Bucket: 'kept' }))
   await client.send(new PutObjectCommand({ Bucket: 'kept', Key: 'a.txt', Body: 'first' }))
   await client.send(new PutObjectCommand({ Bucket: 'kept', Key: 'a.txt', Body: 'second' }))
   const { Versions } = await client.send(new ListObjectVersionsCommand({ Bucket: 'kept' }))
@@ -442,4 +454,63 @@ t.test('a version is read, copied and deleted by its versionId', async (t) => {
     }
     t.same(paged, whole, `every version once, in order, in pages of ${MaxKeys}`)
   }
+})
+
+t.test('S3 answers as S3 gives them: writes into a missing bucket, metadata on overwrite, url encoding, empty delimiters, If-None-Match, digests, copy ranges, bucket dates and configurations', async (t) => {
+  const logs = captureLogs()
+  const { app, close } = await buildTestApp({ idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY, LOG_LEVEL: 'info' }, logStream: logs.stream })
+  t.teardown(close)
+  const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+  const alice = bearer(idp.token({ sub: 'conformance' }))
+  const credentials = (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: alice })).json() as Credentials
+  const client = clientOf(endpoint, credentials)
+  t.teardown(() => client.destroy())
+
+  t.match(await refusal(client.send(new PutObjectCommand({ Bucket: 'phtos', Key: 'x.jpg', Body: 'typo' }))), { code: 'NoSuchBucket', status: 404 }, 'a typo makes no bucket')
+  t.match(await refusal(client.send(new CreateMultipartUploadCommand({ Bucket: 'phtos', Key: 'x.jpg' }))), { code: 'NoSuchBucket', status: 404 })
+  t.same((await client.send(new ListBucketsCommand({}))).Buckets ?? [], [])
+  const before = Date.now()
+  await client.send(new CreateBucketCommand({ Bucket: 'photos' }))
+  const [bucket] = (await client.send(new ListBucketsCommand({}))).Buckets!
+  t.ok(bucket.CreationDate!.getTime() >= before - 2000, `dated when it was made (${bucket.CreationDate!.toISOString()})`)
+  t.match(await refusal(client.send(new CopyObjectCommand({ Bucket: 'phtos', Key: 'c.txt', CopySource: 'photos/a.txt' }))), { code: 'NoSuchBucket' })
+
+  await client.send(new PutObjectCommand({ Bucket: 'photos', Key: 'a.txt', Body: 'same', Metadata: { camera: 'x100' } }))
+  await client.send(new PutObjectCommand({ Bucket: 'photos', Key: 'a.txt', Body: 'same' }))
+  t.same((await client.send(new HeadObjectCommand({ Bucket: 'photos', Key: 'a.txt' }))).Metadata, {}, 'an overwrite without x-amz-meta-* keeps none, even of the same content')
+
+  await client.send(new PutObjectCommand({ Bucket: 'photos', Key: 'd/b c.txt', Body: 'b' }))
+  const flat = await client.send(new ListObjectsV2Command({ Bucket: 'photos', Delimiter: '' }))
+  t.same(flat.Contents?.map(({ Key }) => Key), ['a.txt', 'd/b c.txt'], 'an empty delimiter is none')
+  const raw = await fetch(await getSignedUrl(client, new ListObjectsV2Command({ Bucket: 'photos', EncodingType: 'url' }), { expiresIn: 60 }))
+  t.match(await raw.text(), /<Key>d\/b%20c.txt<\/Key>/, 'a space is %20')
+
+  const { ETag } = await client.send(new HeadObjectCommand({ Bucket: 'photos', Key: 'a.txt' }))
+  t.match(await refusal(client.send(new GetObjectCommand({ Bucket: 'photos', Key: 'a.txt', IfNoneMatch: ETag }))), { status: 304 })
+  t.match(await refusal(client.send(new GetObjectCommand({ Bucket: 'photos', Key: 'a.txt', IfNoneMatch: ETag!.slice(1, -1) }))), { status: 304 }, 'an ETag without its quotes too')
+
+  const md5 = await fetch(`${endpoint}/photos/md5.txt`, { method: 'PUT', headers: await signed('PUT', `${endpoint}/photos/md5.txt`, credentials, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD', 'content-md5': 'AAAA' }), body: 'x' })
+  t.equal(md5.status, 400)
+  t.match(await md5.text(), /<Code>InvalidDigest<\/Code>/)
+
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: 'photos', Key: 'parts.bin' }))
+  t.match(await refusal(client.send(new UploadPartCopyCommand({ Bucket: 'photos', Key: 'parts.bin', UploadId, PartNumber: 1, CopySource: 'photos/a.txt', CopySourceRange: 'bytes=0-99' }))),
+    { code: 'InvalidRange', status: 416 }, 'a copy range past the source')
+
+  const configuration = async (query: string) => {
+    const url = `${endpoint}/photos?${query}`
+    const answer = await fetch(url, { headers: await signed('GET', url, credentials, { 'x-amz-content-sha256': createHash('sha256').update('').digest('hex') }) })
+    return { status: answer.status, text: await answer.text() }
+  }
+  for (const [query, code] of [['policy', 'NoSuchBucketPolicy'], ['encryption', 'ServerSideEncryptionConfigurationNotFoundError'], ['cors', 'NoSuchCORSConfiguration'], ['tagging', 'NoSuchTagSet'], ['lifecycle', 'NoSuchLifecycleConfiguration']]) {
+    const answer = await configuration(`${query}=`)
+    t.equal(answer.status, 404, query)
+    t.match(answer.text, new RegExp(`<Code>${code}</Code>`), query)
+  }
+  const acl = await configuration('acl=')
+  t.equal(acl.status, 200)
+  t.match(acl.text, /<AccessControlPolicy[^>]*><Owner><ID>conformance<\/ID>.*<Permission>FULL_CONTROL<\/Permission>/)
+  t.equal((await configuration('logging=')).status, 501)
+  t.same(logs.entries.filter(({ level }) => Number(level) >= 50), [], 'a refusal, 501 included, is no error in the log')
+  t.ok(logs.entries.some(({ msg, code }) => msg === 'S3 request refused' && code === 'NotImplemented'))
 })

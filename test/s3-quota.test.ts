@@ -1,6 +1,6 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
-import { PutObjectCommand, S3Client, S3ServiceException, UploadPartCommand, CreateMultipartUploadCommand } from '@aws-sdk/client-s3'
+import { CreateBucketCommand, CreateMultipartUploadCommand, PutObjectCommand, S3Client, S3ServiceException, UploadPartCommand } from '@aws-sdk/client-s3'
 import { startService } from './helpers/service.js'
 import { waitFor } from './helpers/wait.js'
 
@@ -17,6 +17,7 @@ t.test('PutObjects and multipart parts racing on two instances never take a user
   const clients = endpoints.map((endpoint) => new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials, maxAttempts: 1 }))
   t.teardown(() => { for (const client of clients) client.destroy() })
   const body = Buffer.alloc(2 * 1024 * 1024, 'q')
+  await clients[0].send(new CreateBucketCommand({ Bucket: 'race' }))
   const { UploadId } = await clients[0].send(new CreateMultipartUploadCommand({ Bucket: 'race', Key: 'parts.bin' }))
   const outcomes = await Promise.all(Array.from({ length: 10 }, async (_, n) => {
     const client = clients[n % 2]

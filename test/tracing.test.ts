@@ -110,6 +110,7 @@ t.test('a PutObject through the S3 endpoint is one trace too: its request span, 
   const credentials = await (await fetch(`${url}/api/s3-credentials`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' })).json() as { accessKeyId: string, secretAccessKey: string }
   const { traceId, traceparent } = newTraceparent()
   const target = `${endpoint}/traced/object.txt`
+  await fetch(`${url}/api/folders`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ path: 'traced' }) })
   const headers = await signed('PUT', target, credentials, { 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' })
   t.equal((await fetch(target, { method: 'PUT', headers: { ...headers, traceparent }, body: 'traced through S3' })).status, 200)
   const spans = await collector.trace(traceId, (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.name === 'store publish'))
