@@ -337,7 +337,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
   const { values, positionals } = parseArgs({
     args, allowPositionals: true,
     options: {
-      json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' },
+      json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' }, 'skip-trash': { type: 'boolean' },
       long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' },
       delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }, to: { type: 'string' },
       cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }, watch: { type: 'boolean' }, endpoint: { type: 'string' }, region: { type: 'string' }
@@ -635,20 +635,20 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
     }
     case 's3-credentials': {
       if (first === 'create') {
-        const created = await api('POST', '/api/s3-credentials', values.name === undefined ? {} : { name: values.name })
+        const created = await api('POST', '/api/s3-credentials', { ...values.name === undefined ? {} : { name: values.name }, ...values['skip-trash'] === true ? { skipTrash: true } : {} })
         return print(io, json, created, `access key id      ${created.accessKeyId}\nsecret access key  ${created.secretAccessKey}\nthis is the only time the secret is shown\n`)
       }
       if (first === 'ls') {
         const { credentials } = await api('GET', '/api/s3-credentials')
         return print(io, json, { credentials }, credentials.map((c: Record<string, string | null>) =>
-          `${c.accessKeyId}  ${c.name}  created ${c.createdAt}  last used ${c.lastUsedAt ?? 'never'}\n`).join(''))
+          `${c.accessKeyId}  ${c.name}  created ${c.createdAt}  last used ${c.lastUsedAt ?? 'never'}${c.skipTrash ? '  deletes skip the trash' : ''}\n`).join(''))
       }
       if (first === 'revoke') {
         const id = need(second, 's3-credentials revoke ACCESS_KEY_ID')
         await api('DELETE', `/api/s3-credentials/${encodeURIComponent(id)}`)
         return print(io, json, { revoked: id }, '')
       }
-      throw new UsageError('usage: stowage s3-credentials create [--name N] | s3-credentials ls | s3-credentials revoke ACCESS_KEY_ID')
+      throw new UsageError('usage: stowage s3-credentials create [--name N] [--skip-trash] | s3-credentials ls | s3-credentials revoke ACCESS_KEY_ID')
     }
     case 's3': {
       if (first === 'credentials') {
@@ -668,6 +668,8 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         const command = [process.execPath, ...process.execArgv, process.argv[1] ?? 'stowage', 's3', 'credentials'].map(shellWord).join(' ')
         return print(io, json, { name, endpoint, region, credentialProcess: command }, [
           `# ~/.aws/config: aws --profile ${name} s3 ls; AWS_PROFILE=${name} for the SDKs`,
+          `# (the AWS CLI reads endpoint_url from 2.13 on; an older one, such as Debian 12's 2.9, needs it on the command line:`,
+          `#  aws --profile ${name} --endpoint-url ${endpoint.replace(/\/$/, '')} s3 ls)`,
           `[profile ${name}]`, `credential_process = ${command}`, `endpoint_url = ${endpoint.replace(/\/$/, '')}`, `region = ${region}`, '',
           `# ~/.config/rclone/rclone.conf: rclone lsd ${name}: (it reads the profile above)`,
           `[${name}]`, 'type = s3', 'provider = Other', 'env_auth = true', `profile = ${name}`, `endpoint = ${endpoint.replace(/\/$/, '')}`, `region = ${region}`, ''

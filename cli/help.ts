@@ -64,8 +64,9 @@ Usage:
                                               prints a link that needs no credentials until it
                                               expires: to download PATH, or with --upload to write it
   stowage keys create [--name N] [--expires DATE] | keys ls | keys revoke ID
-  stowage s3-credentials create [--name N] | s3-credentials ls | s3-credentials revoke ACCESS_KEY_ID
-                                              access keys for the S3 endpoint (the secret is shown once)
+  stowage s3-credentials create [--name N] [--skip-trash] | s3-credentials ls | s3-credentials revoke ACCESS_KEY_ID
+                                              access keys for the S3 endpoint (the secret is shown once);
+                                              --skip-trash: their deletes are final (for restic)
   stowage s3 credentials                      temporary S3 credentials, in credential_process's format
   stowage s3 profile --endpoint URL [--name N] [--region R]
                                               an AWS config profile and an rclone remote that use them

@@ -371,6 +371,8 @@ migrations['2026-12-02-key-lineage-and-swept-journals'] = {
       await db.schema.alterTable(table).addColumn('api_key_id', 'varchar(64)').execute()
       await db.schema.alterTable(table).addColumn('expires_at', 'varchar(32)').execute()
     }
+    // Deletes made with an S3 credential that skips the trash (a backup tool's own lock files) are final.
+    await db.schema.alterTable('s3_credentials').addColumn('skip_trash', 'integer', (col) => col.notNull().defaultTo(0)).execute()
     // How far a sweep removed each user's journal: a cursor says nothing of other users' changes,
     // so whether it is too old is a question of its user's entries alone.
     await db.schema
@@ -381,6 +383,7 @@ migrations['2026-12-02-key-lineage-and-swept-journals'] = {
   },
   async down (db: Kysely<any>) {
     await db.schema.dropTable('changes_swept').execute()
+    await db.schema.alterTable('s3_credentials').dropColumn('skip_trash').execute()
     for (const table of ['s3_credentials', 'webhooks']) {
       await db.schema.alterTable(table).dropColumn('expires_at').execute()
       await db.schema.alterTable(table).dropColumn('api_key_id').execute()

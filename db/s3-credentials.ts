@@ -13,6 +13,8 @@ export interface S3Credential {
   /** The API key it was made with, and when it expires (no later than that key). */
   apiKeyId: string | null
   expiresAt: Date | null
+  /** Its deletes are final, not to the trash (for tools that delete their own lock files often). */
+  skipTrash: boolean
 }
 
 /** A credential as a request finds it: with whether the key it was made with still stands. */
@@ -29,7 +31,8 @@ const credentialOf = (row: Selectable<S3CredentialsTable>): S3Credential => ({
   createdAt: new Date(row.created_at),
   ...row.last_used_at === null ? {} : { lastUsedAt: new Date(row.last_used_at) },
   apiKeyId: row.api_key_id,
-  expiresAt: row.expires_at === null ? null : new Date(row.expires_at)
+  expiresAt: row.expires_at === null ? null : new Date(row.expires_at),
+  skipTrash: Number(row.skip_trash) === 1
 })
 
 export function createS3CredentialRepository (db: Kysely<Database>) {
@@ -48,7 +51,8 @@ export function createS3CredentialRepository (db: Kysely<Database>) {
         secret_sealed: credential.secretSealed,
         created_at: credential.createdAt.toISOString(),
         api_key_id: credential.apiKeyId,
-        expires_at: credential.expiresAt?.toISOString() ?? null
+        expires_at: credential.expiresAt?.toISOString() ?? null,
+        skip_trash: credential.skipTrash ? 1 : 0
       }).execute()
     },
 

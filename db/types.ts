@@ -132,6 +132,8 @@ export interface S3CredentialsTable {
   /** The API key it was made with, whose lineage it belongs to; null when made otherwise. */
   api_key_id: string | null
   expires_at: Timestamp | null
+  /** 1: its deletes are final, not to the trash. */
+  skip_trash: ColumnType<number, number | undefined, number>
 }
 
 export interface ChangesSweptTable {

@@ -30,7 +30,7 @@ export const s3CredentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'x-optional-body': true,
       response: { 201: answer('Made', Type.Ref(S3CredentialMade)), ...errorResponses(400, 415, 503, ...CALLER_REFUSALS) }
     }
-  }, async (request, reply) => reply.code(201).send(await credentials().create(ownerOf(request), request.body.name, parentKeyOf(request.stowageCredential))))
+  }, async (request, reply) => reply.code(201).send(await credentials().create(ownerOf(request), request.body, parentKeyOf(request.stowageCredential))))
 
   app.get('/api/s3-credentials', {
     config: DOCUMENTED,

@@ -21,6 +21,8 @@ export interface S3Signer {
   userId: string
   orgId: string | null
   secretAccessKey: string
+  /** Its deletes are final, not to the trash. */
+  skipTrash: boolean
 }
 
 // `a`: the API key the session was made with, checked on every use (a revoked key's sessions stop).
@@ -50,7 +52,7 @@ export function createS3Credentials ({ repository, sealer, sessionTtlSeconds = 3
     return text
   }
   return {
-    async create (owner: { userId: string, orgId?: string | null }, name = 's3', madeWith?: MadeWithKey) {
+    async create (owner: { userId: string, orgId?: string | null }, { name = 's3', skipTrash = false }: { name?: string, skipTrash?: boolean } = {}, madeWith?: MadeWithKey) {
       if (await repository.count(owner.userId) >= MAX_S3_CREDENTIALS) throw new BadRequestError(`you have ${MAX_S3_CREDENTIALS} S3 credentials, the most there may be: revoke one first`)
       const accessKeyId = newAccessKeyId(LONG_LIVED)
       const secretAccessKey = newSecret()
@@ -58,14 +60,14 @@ export function createS3Credentials ({ repository, sealer, sessionTtlSeconds = 3
       const expiresAt = madeWith?.expiresAt ? new Date(madeWith.expiresAt) : null
       await repository.add({
         accessKeyId, userId: owner.userId, orgId: owner.orgId ?? null, name, secretSealed: sealer.seal(`s3-secret:${accessKeyId}`, secretAccessKey), createdAt,
-        apiKeyId: madeWith?.id ?? null, expiresAt
+        apiKeyId: madeWith?.id ?? null, expiresAt, skipTrash
       })
-      return { accessKeyId, secretAccessKey, name, createdAt: createdAt.toISOString(), ...expiresAt ? { expiresAt: expiresAt.toISOString() } : {} }
+      return { accessKeyId, secretAccessKey, name, skipTrash, createdAt: createdAt.toISOString(), ...expiresAt ? { expiresAt: expiresAt.toISOString() } : {} }
     },
 
     list: async (userId: string) => ({
-      credentials: (await repository.list(userId)).map(({ accessKeyId, name, createdAt, lastUsedAt }) =>
-        ({ accessKeyId, name, createdAt: createdAt.toISOString(), lastUsedAt: lastUsedAt?.toISOString() ?? null }))
+      credentials: (await repository.list(userId)).map(({ accessKeyId, name, skipTrash, createdAt, lastUsedAt }) =>
+        ({ accessKeyId, name, skipTrash, createdAt: createdAt.toISOString(), lastUsedAt: lastUsedAt?.toISOString() ?? null }))
     }),
 
     async revoke (userId: string, accessKeyId: string) {
@@ -90,7 +92,7 @@ export function createS3Credentials ({ repository, sealer, sessionTtlSeconds = 3
         const claims = JSON.parse(claimed) as SessionClaims
         if (claims.k !== accessKeyId || claims.e <= now().getTime()) return undefined
         if (claims.a !== undefined && await repository.keyRevoked(claims.a)) return undefined
-        return { userId: claims.u, orgId: claims.o, secretAccessKey: claims.s }
+        return { userId: claims.u, orgId: claims.o, secretAccessKey: claims.s, skipTrash: false }
       }
       if (!accessKeyId.startsWith(LONG_LIVED)) return undefined
       const credential = await repository.find(accessKeyId)
@@ -102,7 +104,7 @@ export function createS3Credentials ({ repository, sealer, sessionTtlSeconds = 3
         touched.set(accessKeyId, at.getTime())
         void repository.touch(accessKeyId, at).catch(() => touched.delete(accessKeyId))
       }
-      return { userId: credential.userId, orgId: credential.orgId, secretAccessKey }
+      return { userId: credential.userId, orgId: credential.orgId, secretAccessKey, skipTrash: credential.skipTrash }
     }
   }
 }

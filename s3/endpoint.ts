@@ -173,7 +173,7 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
         })
         return reply.code(204).send()
       }
-      if (method === 'POST' && query.has('delete')) return sendXml(reply, 'DeleteResult', await deleteObjects(files, userId, bucket, await xmlBody(request, signed, signingKey, 'Delete'), (key, id) => deleteVersion(files, userId, bucket, key, id)))
+      if (method === 'POST' && query.has('delete')) return sendXml(reply, 'DeleteResult', await deleteObjects(files, userId, bucket, await xmlBody(request, signed, signingKey, 'Delete'), (key, id) => deleteVersion(files, userId, bucket, key, id), signer.skipTrash))
       if (method !== 'GET') throw notImplemented(`${method} on a bucket with ${[...query.keys()].join(', ') || 'no sub-resource'}`)
       const configuration = bucketConfiguration(query, userId, bucket)
       if (configuration) return sendXml(reply, configuration.root, configuration.node)
@@ -238,7 +238,7 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
     }
     if (method === 'GET') return getObject(files, metadata, userId, bucket, key, request, reply, query)
     if (method === 'HEAD') return headObject(files, metadata, userId, bucket, key, request, reply)
-    if (method === 'DELETE') return deleteObject(files, userId, bucket, key, request, reply)
+    if (method === 'DELETE') return deleteObject(files, userId, bucket, key, request, reply, signer.skipTrash)
     if (method === 'PUT') {
       // Into a bucket that exists only, as S3: a typo in a bucket's name makes no new bucket.
       await requireBucketFor(userId, bucket)

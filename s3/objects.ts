@@ -150,9 +150,9 @@ export async function putObject (files: FileService, metadata: S3MetadataReposit
   return reply.header('etag', written.etag).send()
 }
 
-export async function deleteObject (files: FileService, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply) {
+export async function deleteObject (files: FileService, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply, skipTrash: boolean) {
   // Deleting what is not there succeeds, as S3 answers.
-  await files.delete(userId, pathOf(bucket, key), writePreconditions(request.headers)).catch((error: unknown) => {
+  await files.delete(userId, pathOf(bucket, key), writePreconditions(request.headers), { skipTrash }).catch((error: unknown) => {
     if (!(error instanceof NotFoundError)) throw error
   })
   return reply.code(204).send()
@@ -180,7 +180,7 @@ export async function xmlBody (request: FastifyRequest, signed: SignedRequest, k
 }
 
 /** DeleteObjects: each key to the trash; the answer names what was deleted (unless quiet) and what failed. */
-export async function deleteObjects (files: FileService, userId: string, bucket: string, root: XmlElement, removeVersion: (key: string, id: string) => Promise<void>): Promise<XmlNode> {
+export async function deleteObjects (files: FileService, userId: string, bucket: string, root: XmlElement, removeVersion: (key: string, id: string) => Promise<void>, skipTrash: boolean): Promise<XmlNode> {
   const objects = root.children.filter((child) => child.name === 'Object').map((object) => ({ key: childNamed(object, 'Key')?.text, versionId: childNamed(object, 'VersionId')?.text }))
   if (objects.length === 0 || objects.length > INPUT_LIMITS.s3DeleteKeys || objects.some(({ key }) => key === undefined)) {
     throw malformedXml(`a Delete names 1 to ${INPUT_LIMITS.s3DeleteKeys} objects, each with a Key`)
@@ -192,7 +192,7 @@ export async function deleteObjects (files: FileService, userId: string, bucket:
     const kept = versionId !== undefined && versionId !== 'null'
     try {
       if (kept) await removeVersion(key, versionId)
-      else await files.delete(userId, pathOf(bucket, key))
+      else await files.delete(userId, pathOf(bucket, key), undefined, { skipTrash })
       if (!quiet) deleted.push({ Key: key, VersionId: versionId })
     } catch (error) {
       if (error instanceof NotFoundError && !kept) {

@@ -150,6 +150,9 @@ export function readSignature (request: { method: string, url: string, headers: 
   const query = new URLSearchParams(pairs)
   const authorization = headerValue(request.headers, 'authorization')
   const presigned = query.has('X-Amz-Signature')
+  if (!authorization && !presigned && query.has('AWSAccessKeyId') && query.has('Signature')) {
+    throw new S3Error('InvalidRequest', 400, 'Signature Version 2 is not supported: presign with AWS Signature Version 4 (boto3: Config(signature_version="s3v4"))')
+  }
   if (!authorization && !presigned) throw accessDenied('Anonymous access is not allowed: sign requests with AWS Signature Version 4')
   const parts = authorization ? fromHeader(authorization, request.headers) : fromQuery(query)
 

@@ -271,10 +271,11 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return { ...described(path, stored), replaced: stored.replaced }
     },
 
-    /** To the trash when it keeps files (resolving with the trash item's id), else at once. */
-    async delete (userId: string, path: string, preconditions?: Preconditions): Promise<{ trashId?: string }> {
+    /** To the trash when it keeps files (resolving with the trash item's id), else, or with
+     *  `skipTrash` (an S3 credential made so), at once. */
+    async delete (userId: string, path: string, preconditions?: Preconditions, { skipTrash = false }: { skipTrash?: boolean } = {}): Promise<{ trashId?: string }> {
       const key = keyOf(userId, path)
-      if (trash?.keeps) {
+      if (trash?.keeps && !skipTrash) {
         const trashId = await trash.discard(userId, path, key, preconditions)
         if (!trashId) throw notFound(path)
         return { trashId }

@@ -514,3 +514,28 @@ t.test('S3 answers as S3 gives them: writes into a missing bucket, metadata on o
   t.same(logs.entries.filter(({ level }) => Number(level) >= 50), [], 'a refusal, 501 included, is no error in the log')
   t.ok(logs.entries.some(({ msg, code }) => msg === 'S3 request refused' && code === 'NotImplemented'))
 })
+
+t.test('an S3 credential made to skip the trash deletes for good; others to the trash; a SigV2 presigned URL is told why it is refused', async (t) => {
+  const { app, close } = await buildTestApp({ idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY } })
+  t.teardown(close)
+  const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+  const alice = bearer(idp.token({ sub: 'trash-skipper' }))
+  const made = await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: alice, payload: { name: 'restic', skipTrash: true } })
+  t.match(made.json(), { name: 'restic', skipTrash: true })
+  const skipping = clientOf(endpoint, made.json() as Credentials)
+  const keeping = clientOf(endpoint, (await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: alice, payload: {} })).json() as Credentials)
+  t.teardown(() => { skipping.destroy(); keeping.destroy() })
+  await keeping.send(new CreateBucketCommand({ Bucket: 'repo' }))
+  for (const Key of ['locks/1', 'locks/2', 'locks/3', 'kept.txt']) await keeping.send(new PutObjectCommand({ Bucket: 'repo', Key, Body: Key }))
+  await skipping.send(new DeleteObjectCommand({ Bucket: 'repo', Key: 'locks/1' }))
+  await skipping.send(new DeleteObjectsCommand({ Bucket: 'repo', Delete: { Objects: [{ Key: 'locks/2' }] } }))
+  await keeping.send(new DeleteObjectCommand({ Bucket: 'repo', Key: 'locks/3' }))
+  const trash = (await app.inject({ url: '/api/trash', headers: alice })).json() as { items: Array<{ key: string }> }
+  t.same(trash.items.map(({ key }) => key), ['repo/locks/3'], 'only the other credential\'s delete went to the trash')
+  const listed = (await app.inject({ url: '/api/s3-credentials', headers: alice })).json() as { credentials: Array<{ name: string, skipTrash: boolean }> }
+  t.same(listed.credentials.map(({ name, skipTrash }) => [name, skipTrash]), [['restic', true], ['s3', false]])
+
+  const sigV2 = await fetch(`${endpoint}/repo/kept.txt?AWSAccessKeyId=SKIAEXAMPLE&Expires=9999999999&Signature=abc%3D`)
+  t.equal(sigV2.status, 400)
+  t.match(await sigV2.text(), /Signature Version 2 is not supported.*s3v4/)
+})

@@ -16,8 +16,8 @@ t.teardown(() => s3.close())
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 
 for (const driver of ['fs', 's3'] as const) {
-  t.test(`${driver}: restic init, backup, check --read-data, restore, forget --prune`, async (t) => {
-    const { endpoint, env, home, listed } = await setupS3Service(t, driver, s3)
+  t.test(`${driver}: restic init, backup, check --read-data, restore, forget --prune, with a credential whose deletes skip the trash`, async (t) => {
+    const { endpoint, env, home, listed, trash } = await setupS3Service(t, driver, s3, { skipTrash: true })
     const tree = join(home, 'tree')
     const files = await makeTree(tree)
     const resticEnv = { ...env, RESTIC_PASSWORD: 'correct horse battery staple', RESTIC_REPOSITORY: `s3:${endpoint}/backups`, RESTIC_CACHE_DIR: join(home, 'cache') }
@@ -47,5 +47,6 @@ for (const driver of ['fs', 's3'] as const) {
     const snapshots = await restic('snapshots', '--json')
     t.equal((JSON.parse(snapshots.stdout) as unknown[]).length, 1, 'one snapshot kept')
     t.equal((await restic('check')).status, 0, 'the repository is whole after the prune')
+    t.same(await trash(), [], 'its lock files and pruned packs did not fill the trash')
   })
 }

@@ -86,6 +86,7 @@ t.test('the stowage CLI: s3-credentials create, ls and revoke; s3 profile, whose
   t.equal(profile.status, 0, profile.stderr)
   t.match(profile.stdout, /\[profile mine\]\ncredential_process = .+ s3 credentials\nendpoint_url = http:\/\/127\.0\.0\.1:\d+\nregion = us-east-1\n/)
   t.match(profile.stdout, /\[mine\]\ntype = s3\nprovider = Other\nenv_auth = true\nprofile = mine\n/)
+  t.match(profile.stdout, new RegExp(`aws --profile mine --endpoint-url ${endpoint} s3 ls`), 'what works with an AWS CLI before 2.13 is said')
   await writeFile(join(home, 'aws-config'), profile.stdout.split('\n\n')[0].split('\n').filter((line) => !line.startsWith('#')).join('\n') + '\n')
   const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _secret, ...withoutKeys } = env
   // Debian's AWS CLI (2.9) predates endpoint_url in a profile (2.13): it is given on the line.

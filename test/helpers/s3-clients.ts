@@ -24,13 +24,13 @@ export function run (command: string, args: string[], env: Record<string, string
   })
 }
 
-/** A service with its S3 endpoint, an S3 credential for alice, and a folder for the clients' files. */
-export async function setupS3Service (t: Test, driver: 'fs' | 's3', s3: S3Server) {
+/** A service with its S3 endpoint, an S3 credential for alice (its deletes final with `skipTrash`), and a folder for the clients' files. */
+export async function setupS3Service (t: Test, driver: 'fs' | 's3', s3: S3Server, { skipTrash = false } = {}) {
   const service = await startService(t, { driver, s3, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') } })
   await waitFor(() => service.server.logs.some(({ msg }) => msg === 'S3 endpoint ready'), { what: 'the S3 endpoint' })
   const address = service.server.logs.find(({ msg }) => msg === 'S3 endpoint ready')!.address as string
   const endpoint = `http://127.0.0.1:${new URL(address).port}`
-  const made = await fetch(`${service.url}/api/s3-credentials`, { method: 'POST', headers: { ...service.auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'clients' }) })
+  const made = await fetch(`${service.url}/api/s3-credentials`, { method: 'POST', headers: { ...service.auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'clients', skipTrash }) })
   const { accessKeyId, secretAccessKey } = await made.json() as { accessKeyId: string, secretAccessKey: string }
   const home = await mkdtemp(join(tmpdir(), 'stowage-s3-clients-'))
   t.teardown(() => rm(home, { recursive: true, force: true }))
@@ -41,7 +41,8 @@ export async function setupS3Service (t: Test, driver: 'fs' | 's3', s3: S3Server
     const answer = await fetch(`${service.url}/api/files?prefix=${encodeURIComponent(prefix)}`, { headers: service.auth })
     return ((await answer.json()) as { files: Array<{ key: string }> }).files.map(({ key }) => key)
   }
-  return { service, endpoint, accessKeyId, secretAccessKey, home, env, listed }
+  const trash = async () => ((await (await fetch(`${service.url}/api/trash`, { headers: service.auth })).json()) as { items: Array<{ key: string }> }).items.map(({ key }) => key)
+  return { service, endpoint, accessKeyId, secretAccessKey, home, env, listed, trash }
 }
 
 /** A tree of files, with a name that needs encoding, and one large enough for multipart uploads. */
