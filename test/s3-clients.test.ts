@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
 import { startS3Server } from './helpers/s3.js'
 import { makeTree, run, setupS3Service } from './helpers/s3-clients.js'
@@ -100,6 +100,7 @@ for (const driver of ['fs', 's3'] as const) {
     const client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } })
     t.teardown(() => client.destroy())
     const content = randomBytes(200 * 1024 * 1024)
+    await client.send(new CreateBucketCommand({ Bucket: 'large-bucket' }))
     await new Upload({ client, params: { Bucket: 'large-bucket', Key: 'large.bin', Body: Readable.from([content]) }, partSize: 16 * 1024 * 1024, queueSize: 4 }).done()
     const got = await client.send(new GetObjectCommand({ Bucket: 'large-bucket', Key: 'large.bin' }))
     const hash = createHash('sha256')
