@@ -110,6 +110,13 @@ export class ConfigError extends Error {
   }
 }
 
+// Variables whose value is a secret (or holds one, as a database URL's password): a refusal says
+// how long the value was, never what it was, since start-up errors reach terminals and logs.
+const SECRET_VARIABLES = new Set(['S3_CREDENTIALS_KEY', 'LINK_SECRET', 'OIDC_CLIENT_SECRET', 'DATABASE_URL'])
+
+const shown = (variable: string, value: unknown) =>
+  SECRET_VARIABLES.has(variable) && typeof value === 'string' ? `a value of ${value.length} characters (not shown: it is a secret)` : JSON.stringify(value)
+
 /** Reads the variables of ConfigSchema from `env`; an empty variable counts as unset. */
 export function loadConfig (env: Env = {}): Config {
   const raw: Record<string, unknown> = {}
@@ -123,7 +130,7 @@ export function loadConfig (env: Env = {}): Config {
     const variable = first.path.replace(/^\//, '')
     const schema = (ConfigSchema.properties as Record<string, TSchema>)[variable]
     const expected = schema?.description ?? 'set as documented'
-    throw new ConfigError(variable, `must be ${expected}, got ${JSON.stringify(raw[variable])}`)
+    throw new ConfigError(variable, `must be ${expected}, got ${shown(variable, raw[variable])}`)
   }
   const config = converted as Config
   if (config.TRUST_PROXY !== undefined && trustProxy(config.TRUST_PROXY) === undefined) {

@@ -89,3 +89,12 @@ t.test('every variable says in plain words what it must be', async (t) => {
     t.ok(schema.description, `${name} has a description for its error`)
   }
 })
+
+t.test('a refused secret is never echoed: its length is said, not its value', async (t) => {
+  for (const [name, value] of [['S3_CREDENTIALS_KEY', 'my-secret-key-material'], ['DATABASE_URL', 'mysql://user:hunter2@db/x'], ['LINK_SECRET', 'short']]) {
+    const error = (() => { try { loadConfig({ [name]: value, S3_API_PORT: '9000' }) } catch (e) { return e as Error } })()
+    t.ok(error instanceof ConfigError, name)
+    t.notMatch(error!.message, value, `${name}'s value is not in the message`)
+    t.match(error!.message, new RegExp(`got a value of ${value.length} characters \\(not shown: it is a secret\\)`))
+  }
+})
