@@ -100,6 +100,8 @@ export async function buildApp (config: Config, { logStream, tracing }: BuildOpt
   // Called, not registered: the service is the root scope, so its decorators are the app's.
   await stowage(app as unknown as FastifyInstance, { ...stowageOptions(config), metrics, tracing: tracing !== undefined })
   const services = app as typeof app & StowageDecorators
+  // The service's own address, opened in a browser: the console is what a person came for.
+  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('console/', 302))
   // The S3 protocol, on a listener of its own (server.ts listens on S3_API_PORT), over the same services.
   const s3Endpoint = config.S3_API_PORT === undefined || !services.stowageS3Credentials
     ? undefined

@@ -43,7 +43,10 @@ async function main () {
       })
     })
   }
-  await app.listen({ port: config.PORT, host: config.HOST })
+  const address = await app.listen({ port: config.PORT, host: config.HOST })
+  // What a first run needs: where to go, and how to get in on the embedded defaults (no identity provider).
+  app.log.info({ console: `${address}/console/` }, `the web console is at ${address}/console/`)
+  if (!config.JWT_ISSUER) app.log.info('no identity provider is set: make a first API key with "./bin/stowage.js admin create-key --user NAME" (same DATABASE_URL), and sign in to the console with it')
   if (app.s3Endpoint) {
     const address = await app.s3Endpoint.listen({ port: config.S3_API_PORT, host: config.S3_API_HOST ?? config.HOST, listenTextResolver: (address) => `S3 endpoint listening at ${address}` })
     app.log.info({ address }, 'S3 endpoint ready')
