@@ -32,7 +32,7 @@ export async function readXmlBody (body: AsyncIterable<Buffer | string>, { maxBy
   let root: XmlElement | undefined
   let elements = 0
   const refuse = (why: string): never => { throw new BadRequestError(`the XML body is refused: ${why}`) }
-  parser.on('error', (error) => refuse(error.message.replace(/^\d+:\d+: /, '')))
+  parser.on('error', (error) => refuse(error.message.replace(/^(\d+):(\d+): (.*?)\.?$/, '$3 (line $1, column $2)')))
   parser.on('doctype', () => refuse('a DOCTYPE is not allowed'))
   parser.on('opentag', (tag) => {
     if (++elements > maxElements) refuse(`it has more than ${maxElements} elements`)

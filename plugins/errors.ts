@@ -80,7 +80,9 @@ export function frameworkErrors (error: FastifyError, _request: FastifyRequest, 
 
 const CLIENT_ERRORS: Record<string, [number, string]> = {
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'the request took too long to arrive'],
-  HPE_HEADER_OVERFLOW: [431, 'the request headers are too large']
+  HPE_HEADER_OVERFLOW: [431, 'the request headers are too large'],
+  // A method Node's parser does not know at all (WebDAV clients probe with some): not served here.
+  HPE_INVALID_METHOD: [501, 'the request\'s method is not one this server serves']
 }
 
 /**

@@ -29,7 +29,8 @@ export const WebhookList = Type.Object({
 export const DeliveryList = Type.Object({
   deliveries: Type.Array(Type.Object({
     id: Type.String({ description: 'The webhook-id header of its attempts' }),
-    op: Type.String(),
+    type: Type.String({ description: 'The event type its POST says: file.put, file.delete, file.move, folder.create, folder.delete' }),
+    op: Type.String({ description: 'The journal\'s op of the change (put, delete, move, folder, folder-delete)' }),
     key: Type.String(),
     status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
     attempts: Type.Integer(),

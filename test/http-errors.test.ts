@@ -19,6 +19,10 @@ t.test('errors raised before routing have the {error} shape', async (t) => {
   const badLength = await rawRequest(port, 'PUT /api/files/a HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\nConnection: close\r\n\r\n')
   t.equal(badLength.status, 400)
   t.same(JSON.parse(badLength.body), { error: 'the request is not valid HTTP' })
+
+  const unknownMethod = await rawRequest(port, 'FROBNICATE /dav/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
+  t.equal(unknownMethod.status, 501, 'a method the server does not know is not served, not malformed')
+  t.same(JSON.parse(unknownMethod.body), { error: 'the request\'s method is not one this server serves' })
 })
 
 t.test('NUL and other control characters in key names and ids are 400, on either database', async (t) => {

@@ -55,3 +55,9 @@ t.test('a body that nests or repeats past its bounds is refused as it is read, t
   const large = await dav('PROPFIND', 'many/', `<D:propfind xmlns:D="DAV:"><!-- ${'x'.repeat(INPUT_LIMITS.davXmlBytes)} --><D:allprop/></D:propfind>`, { depth: '0' })
   t.equal(large.status, 413)
 })
+
+t.test('a body that is not XML is told so once, in words, with where', async (t) => {
+  const broken = await dav('PROPFIND', 'many/', '<D:propfind xmlns:D="DAV:"><D:prop></D:propfind>', { depth: '0' })
+  t.equal(broken.status, 400)
+  t.same(JSON.parse(broken.text), { error: 'the XML body is refused: unexpected close tag (line 1, column 48)' }, 'the parser\'s message once, with where')
+})

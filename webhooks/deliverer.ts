@@ -37,10 +37,13 @@ export interface DelivererOptions {
 
 const EVENT_TYPES: Record<string, string> = { put: 'file.put', delete: 'file.delete', move: 'file.move', folder: 'folder.create', 'folder-delete': 'folder.delete' }
 
+/** The event type a delivery's POST says (`type`) of a journal op. */
+export const eventTypeOf = (op: string) => EVENT_TYPES[op] ?? `file.${op}`
+
 /** The body Standard Webhooks describes: what happened, when, and to what. */
 export function payloadOf ({ op, key, from, size, etag, at }: ClaimedDelivery) {
   return {
-    type: EVENT_TYPES[op] ?? `file.${op}`,
+    type: eventTypeOf(op),
     timestamp: at.toISOString(),
     data: { key, ...from === undefined ? {} : { from }, ...size === undefined ? {} : { size }, ...etag === undefined ? {} : { etag } }
   }

@@ -4,7 +4,7 @@ import { BadRequestError, NotFoundError } from '../errors.js'
 import { checkPrefix } from '../storage/paths.js'
 import { checkReachable, RefusedAddressError } from './addresses.js'
 import { newSecret } from './signature.js'
-import { messageIdOf } from './deliverer.js'
+import { eventTypeOf, messageIdOf } from './deliverer.js'
 import type { MadeWithKey } from '../s3/credentials.js'
 
 // Webhooks one user may have.
@@ -16,7 +16,7 @@ export const MAX_URL_LENGTH = 2048
 const described = ({ id, url, prefix, createdAt, disabled }: Webhook) => ({ id, url, prefix, createdAt: createdAt.toISOString(), disabled })
 
 const describedDelivery = ({ id, webhookId, op, key, status, attempts, lastError, nextAttemptAt, finishedAt }: Delivery) => ({
-  id: messageIdOf(webhookId, id), op, key, status, attempts,
+  id: messageIdOf(webhookId, id), type: eventTypeOf(op), op, key, status, attempts,
   ...lastError === undefined ? {} : { lastError },
   ...status === 'pending' ? { nextAttemptAt: nextAttemptAt.toISOString() } : {},
   ...status === 'delivered' && finishedAt ? { deliveredAt: finishedAt.toISOString() } : {}
@@ -34,7 +34,7 @@ async function checkUrl (text: string, allowPrivate: boolean): Promise<URL> {
   try {
     await checkReachable(url, allowPrivate)
   } catch (error) {
-    if (error instanceof RefusedAddressError) throw new BadRequestError(`url is refused: ${error.message} (WEBHOOK_ALLOW_PRIVATE=true allows private addresses)`)
+    if (error instanceof RefusedAddressError) throw new BadRequestError(`url is refused: ${error.message}${allowPrivate ? '' : ' (WEBHOOK_ALLOW_PRIVATE=true allows private addresses)'}`)
     throw error
   }
   return url

@@ -902,6 +902,9 @@ export interface components {
             deliveries: {
                 /** @description The webhook-id header of its attempts */
                 id: string;
+                /** @description The event type its POST says: file.put, file.delete, file.move, folder.create, folder.delete */
+                type: string;
+                /** @description The journal's op of the change (put, delete, move, folder, folder-delete) */
                 op: string;
                 key: string;
                 status: "pending" | "delivered" | "failed";
@@ -916,12 +919,15 @@ export interface components {
         StowageS3CredentialBody: {
             /** @description What it is for, to tell it apart */
             name?: string;
+            /** @description Its deletes are final rather than to the trash: for backup tools (restic) that make and delete lock files often */
+            skipTrash?: boolean;
         };
         StowageS3CredentialMade: {
             accessKeyId: string;
             /** @description Shown this once */
             secretAccessKey: string;
             name: string;
+            skipTrash: boolean;
             /** Format: date-time */
             createdAt: string;
             /**
@@ -934,6 +940,7 @@ export interface components {
             credentials: {
                 accessKeyId: string;
                 name: string;
+                skipTrash: boolean;
                 /** Format: date-time */
                 createdAt: string;
                 /**
