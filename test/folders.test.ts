@@ -153,3 +153,21 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal((await app.inject({ method: 'PUT', url: '/api/raw/t/fo/made2', headers: { ...headers, 'content-type': 'text/plain' }, payload: 'x' })).statusCode, 200, 'a name beside it is free')
   })
 }
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: a folder that holds only deeper folders is listed one level up, through the file API and WebDAV`, async (t) => {
+    const { app, close } = await buildTestApp({ driver, s3 })
+    t.teardown(close)
+    const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
+    const headers = bearer(key)
+    t.equal((await app.inject({ method: 'PUT', url: '/api/raw/p/deep/x/y/z.txt', headers: { ...headers, 'content-type': 'text/plain' }, payload: 'z' })).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: '/api/folders', headers, payload: { path: 'p/empty/inner' } })).statusCode, 201)
+    const listed = (await app.inject({ url: '/api/files?prefix=p/&delimiter=/', headers })).json() as { files: unknown[], folders: string[] }
+    t.same(listed.folders, ['p/deep/', 'p/empty/'])
+    const inner = (await app.inject({ url: '/api/files?prefix=p/empty/&delimiter=/', headers })).json() as { folders: string[] }
+    t.same(inner.folders, ['p/empty/inner/'])
+    const dav = await app.inject({ method: 'PROPFIND' as 'GET', url: '/dav/p/', headers: { ...headers, depth: '1' } })
+    t.equal(dav.statusCode, 207)
+    t.same([...dav.body.matchAll(/<D:href>([^<]*)<\/D:href>/g)].map(([, href]) => href), ['/dav/p/', '/dav/p/deep/', '/dav/p/empty/'])
+  })
+}
