@@ -6,6 +6,12 @@ export const UnauthorizedError = createError('STOWAGE_ERR_UNAUTHORIZED', 'Unauth
 export const ForbiddenError = createError<[string]>('STOWAGE_ERR_FORBIDDEN', '%s', 403)
 export const NotFoundError = createError<[string]>('STOWAGE_ERR_NOT_FOUND', '%s', 404)
 export const ConflictError = createError<[string]>('STOWAGE_ERR_CONFLICT', '%s', 409)
+/** A file written where a folder made on purpose stands (409; WebDAV answers 405). */
+export class FolderInTheWayError extends ConflictError {
+  constructor (path: string) {
+    super(`a folder has that name: ${path}`)
+  }
+}
 export const PayloadTooLargeError = createError<[string]>('STOWAGE_ERR_TOO_LARGE', '%s', 413)
 export const UnsupportedMediaTypeError = createError<[string]>('STOWAGE_ERR_UNSUPPORTED_MEDIA_TYPE', '%s', 415)
 /** An If-Match or If-None-Match that does not hold: nothing was changed. */

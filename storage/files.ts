@@ -1,4 +1,4 @@
-import { BadRequestError, ConflictError, InsufficientStorageError, NotFoundError, PreconditionFailedError } from '../errors.js'
+import { BadRequestError, ConflictError, FolderInTheWayError, InsufficientStorageError, NotFoundError, PreconditionFailedError } from '../errors.js'
 import { directly, type Exclusive, type KeyLocks } from '../db/key-locks.js'
 import type { TrashRepository } from '../db/trash.js'
 import type { VersionRepository } from '../db/versions.js'
@@ -167,7 +167,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   /** 409 when a folder made on purpose stands at `key`'s name: a file and a folder of one name
    *  cannot both be shown (WebDAV, file managers), as makeFolder refuses a folder over a file. */
   async function refuseOverFolder (key: string, path: string) {
-    if (await store.head(`${key}/`)) throw new ConflictError(`a folder has that name: ${path}`)
+    if (await store.head(`${key}/`)) throw new FolderInTheWayError(path)
   }
 
   const transferKeys = (operation: 'copy' | 'move', userId: string, from: string, to: string) => {

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Element } from '@xmldom/xmldom'
 import { weightOf, type DavLock, type DeadProperty, type DeadPropertyRepository, type PropertyName } from '../db/webdav.js'
-import { BadRequestError, NotFoundError, UnsupportedMediaTypeError } from '../errors.js'
+import { BadRequestError, FolderInTheWayError, NotFoundError, UnsupportedMediaTypeError } from '../errors.js'
 import { INPUT_LIMITS, type ByteBudget } from '../limits.js'
 import { ownerOf, receiveRawFile, sendRawHeaders, serveRawFile } from '../routes/file-answers.js'
 import { isFileMediaType } from '../schemas/files.js'
@@ -208,7 +208,10 @@ export function davMethods (services: DavServices) {
     await checkWrite(services, request, [{ path, folder: false, membership: true }])
     const given = request.headers['content-type']
     const contentType = given !== undefined && isFileMediaType(given) ? given : DEFAULT_CONTENT_TYPE
-    const written = await receiveRawFile(files, services.uploadMemory, request, reply, ownerOf(request), path, { contentType })
+    const written = await receiveRawFile(files, services.uploadMemory, request, reply, ownerOf(request), path, { contentType }).catch((error: unknown) => {
+      if (error instanceof FolderInTheWayError) throw new DavError(405, 'a folder has that name')
+      throw error
+    })
     if (written.replaced) return reply.code(204).send()
     const userId = request.userId
     const [parentThere, folderNamed] = await Promise.all([files.folderExists(userId, parentOf(path), { besides: path }), files.folderExists(userId, path)])
