@@ -38,3 +38,23 @@ t.test('a stage that stopped before tap summed up is reported with its last line
 t.test('a stage whose tests passed reports nothing', async (t) => {
   t.equal(await failures('TAP version 14\nok 1 - test/a.test.ts\n1..1\n# { total: 3, pass: 3 }\n'), '')
 })
+
+t.test('what a run cost: each stage\'s time, their sum, and the ten slowest test files with their stages', async (t) => {
+  const files = Array.from({ length: 12 }, (_, index) => `ok ${index + 1} - test/f${index}.test.ts # time=${(index + 1) * 1000}.5ms`)
+  await writeFile(join(folder, 'one.log'), ['TAP version 14', ...files.slice(0, 6), '    ok 1 - a subtest # time=999999ms', 'not ok 7 - test/failed.test.ts # time=30000ms'].join('\n'))
+  await writeFile(join(folder, 'two.log'), files.slice(6).join('\n'))
+  await writeFile(join(folder, 'times'), `1200\tnpm ci && npm test (SQLite, fs and s3 drivers)\t${join(folder, 'one.log')}\n600\tthe suite again on PostgreSQL, but for .ci/sqlite-only\t${join(folder, 'two.log')}\n30\ta stage with no log\t${join(folder, 'none.log')}\n`)
+  const run = spawnSync('bash', ['.ci/costs', join(folder, 'times')], { encoding: 'utf8' })
+  t.equal(run.status, 0, run.stderr)
+  const lines = run.stdout.trimEnd().split('\n')
+  t.equal(lines[0], '== what it cost')
+  t.match(lines[1], /^ {2}npm ci && npm test \(SQLite, fs and s3 drivers\) +1200 s$/)
+  t.match(lines[2], /^ {2}the suite again on PostgreSQL, but for \.ci\/sqlite-only +600 s$/)
+  t.match(lines[4], /^ {2}all stages +1830 s$/)
+  t.equal(lines[5], '  the ten slowest test files:')
+  const slowest = lines.slice(6)
+  t.equal(slowest.length, 10)
+  t.match(slowest[0], /^ +30 s {2}test\/failed\.test\.ts {2}\[npm ci && npm test \(SQLite, fs and s3 drivers\)\]$/, 'a failed file counts too')
+  t.match(slowest[1], /^ +12 s {2}test\/f11\.test\.ts {2}\[the suite again on PostgreSQL, but for \.ci\/sqlite-only\]$/)
+  t.notMatch(run.stdout, /a subtest/, 'files, not subtests')
+})
