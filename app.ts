@@ -129,6 +129,7 @@ export function stowageOptions (config: Config): StowageOptions {
     database: {
       url: config.DATABASE_URL,
       connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+      poolWaitMs: config.DATABASE_POOL_WAIT_MS,
       queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
       poolSize: config.DATABASE_POOL_SIZE
     },

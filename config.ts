@@ -27,7 +27,8 @@ export const ConfigSchema = Type.Object({
     default: 'sqlite:./data/stowage.db',
     description: 'sqlite:<path>, sqlite::memory: or postgres://…'
   }),
-  DATABASE_CONNECT_TIMEOUT_MS: Millis(5000, 'PostgreSQL: longest wait to connect or to get a pooled connection'),
+  DATABASE_CONNECT_TIMEOUT_MS: Millis(5000, 'PostgreSQL: longest wait to open a connection'),
+  DATABASE_POOL_WAIT_MS: Millis(30_000, 'PostgreSQL: longest a query waits its turn for one of the DATABASE_POOL_SIZE connections (a burst queues)'),
   DATABASE_QUERY_TIMEOUT_MS: Millis(5000, 'longest a statement may run (PostgreSQL statement_timeout; SQLite busy_timeout)'),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 10, description: 'an integer from 1 to 1000' }),
   STORAGE_DRIVER: Type.Union([Type.Literal('fs'), Type.Literal('s3')], { default: 'fs', description: 'fs or s3' }),

@@ -15,8 +15,10 @@ export function dialectName (url: string): DialectName {
 }
 
 export interface DialectOptions {
-  /** PostgreSQL: longest wait to open a connection or to get one from the pool. */
+  /** PostgreSQL: longest wait to open a connection. */
   connectTimeoutMs?: number
+  /** PostgreSQL: longest a query waits its turn for a pooled connection (a burst queues, it does not fail). */
+  poolWaitMs?: number
   /** Longest a statement may run: cancelled by PostgreSQL, and abandoned by the client a second later. */
   queryTimeoutMs?: number
   poolSize?: number
@@ -128,10 +130,48 @@ function isSqliteOutage (error: unknown): boolean {
   return error instanceof TypeError && error.message === 'The database connection is not open'
 }
 
-function createPool (url: string, { connectTimeoutMs = 5000, queryTimeoutMs = 5000, poolSize = 10, log }: DialectOptions) {
+/**
+ * Turns for `size` holders, taken in order: a turn waits at most `waitMs` (then an outage, 503).
+ * pg-pool's own wait is the connect timeout, which fits opening a connection, not a queue: under a
+ * burst of writes every connection was held and requests failed after 5 s with the database up.
+ */
+function createTurns (size: number, waitMs: number) {
+  let held = 0
+  const waiting: Array<{ resolve (): void, timer: NodeJS.Timeout }> = []
+  return {
+    async take (): Promise<void> {
+      if (held < size) {
+        held++
+        return
+      }
+      await new Promise<void>((resolve, reject) => {
+        const waiter = {
+          resolve,
+          timer: setTimeout(() => {
+            waiting.splice(waiting.indexOf(waiter), 1)
+            reject(new Error(`timeout exceeded when waiting ${waitMs / 1000} s for a pooled connection`))
+          }, waitMs)
+        }
+        waiting.push(waiter)
+      })
+    },
+    give () {
+      const next = waiting.shift()
+      if (next) {
+        clearTimeout(next.timer)
+        next.resolve()
+      } else held--
+    },
+    waiting: () => waiting.length
+  }
+}
+
+function createPool (url: string, { connectTimeoutMs = 5000, poolWaitMs = 30_000, queryTimeoutMs = 5000, poolSize = 10, log }: DialectOptions) {
+  const turns = createTurns(poolSize, poolWaitMs)
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    // A turn is taken first, so this is the time to open a connection, never a queue's.
     connectionTimeoutMillis: connectTimeoutMs,
     statement_timeout: queryTimeoutMs,
     // A paused or unreachable server never answers: the client gives up on its own.
@@ -151,7 +191,14 @@ function createPool (url: string, { connectTimeoutMs = 5000, queryTimeoutMs = 50
   pool.on('connect', (client) => { client.on('error', () => {}) })
   return {
     async connect (): Promise<PostgresPoolClient> {
-      const client = await pool.connect()
+      await turns.take()
+      let client: pg.PoolClient
+      try {
+        client = await pool.connect()
+      } catch (error) {
+        turns.give()
+        throw error
+      }
       let failure: Error | undefined
       // The pool listens to idle clients only. One held between statements (a transaction, a key
       // lock while its publish runs) that the server drops would emit 'error' to no one, which ends
@@ -172,11 +219,12 @@ function createPool (url: string, { connectTimeoutMs = 5000, queryTimeoutMs = 50
         release: () => {
           client.off('error', dropped)
           client.release(failure)
+          turns.give()
         }
       } as unknown as PostgresPoolClient
     },
     end: () => pool.end(),
-    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount })
+    stats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount + turns.waiting() })
   }
 }
 
