@@ -1,7 +1,7 @@
 import { createReadStream, createWriteStream } from 'node:fs'
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises'
 import { once } from 'node:events'
-import { dirname, extname, join } from 'node:path'
+import { basename, dirname, extname, join, resolve } from 'node:path'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
@@ -332,6 +332,15 @@ async function logout (settings: ClientSettings, io: CliIo, json: boolean) {
   print(io, json, { loggedOut: true, revoked }, `Logged out of ${settings.url}${settings.mode === 'api-key' ? ' (the API key itself still works until revoked: stowage keys revoke ID)' : ''}\n`)
 }
 
+const isFolder = async (path: string) => await stat(path).then((found) => found.isDirectory(), () => false)
+
+/** A file here to send: what is wrong with the path, said as such (2), before the server is asked. */
+async function localFile (path: string) {
+  const found = await stat(path).catch(() => undefined)
+  if (!found) throw new UsageError(`${path}: no such file here`)
+  if (found.isDirectory()) throw new UsageError(`${path} is a folder: put sends one file; "stowage sync ${path} PREFIX" sends a folder`)
+}
+
 export async function runClient (command: string, args: string[], io: CliIo, awsCredentials: AwsCredentialSource = defaultAwsCredentials) {
   if (command === 'login') return login(args, io, awsCredentials)
   const { values, positionals } = parseArgs({
@@ -381,8 +390,11 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const from = need(first, usage)
       const to = need(second, usage)
       // The side that is a folder here is the local one: it is the source when it comes first.
-      const direction = await stat(from).then((found) => found.isDirectory(), () => false) ? 'up' : 'down'
+      const direction = await isFolder(from) ? 'up' : 'down'
       const [localDir, remote] = direction === 'up' ? [from, to] : [to, from]
+      // A first argument written as a path here (./x, ../x, /x, ~/x) names a folder here, not on the server.
+      if (direction === 'down' && /^(\.{1,2}|~)?\//.test(from)) throw new UsageError(`${from}: no such folder here (sync LOCAL_DIR PREFIX sends a folder; sync PREFIX LOCAL_DIR fetches one)`)
+      if (!json) io.stderr.write(direction === 'up' ? `sync: ${localDir} here → ${remote || 'your root'} on the server\n` : `sync: ${remote || 'your root'} on the server → ${localDir} here\n`)
       const prefix = remote === '' || remote === '/' ? '' : remotePrefix(remote.endsWith('/') ? remote : remote + '/')
       const concurrency = Number(values.concurrency ?? 4)
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be an integer from 1 to 64')
@@ -483,8 +495,11 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const remote = need(first, 'get PATH [-o FILE]')
       const path = remotePath(remote)
       if (values.output) {
-        const got = await client.download(`/api/raw/${path}`, values.output, io, json)
-        return print(io, json, { path: remote, output: values.output, ...got }, '')
+        // Into a folder that is there, under the file's own name, as cp does.
+        const output = await isFolder(values.output) ? join(values.output, basename(remote)) : values.output
+        if (!await isFolder(dirname(resolve(output)))) throw new UsageError(`-o ${values.output}: the folder ${dirname(resolve(output))} does not exist here`)
+        const got = await client.download(`/api/raw/${path}`, output, io, json)
+        return print(io, json, { path: remote, output, ...got }, '')
       }
       // --json without -o keeps the JSON form: the file base64-encoded with its media type.
       return json ? print(io, true, await api('GET', `/api/files/${path}`), '') : client.stream(`/api/raw/${path}`, io)
@@ -496,6 +511,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const conditions = conditionHeaders(values)
       const contentType = values['content-type'] ?? CONTENT_TYPES[extname(local).toLowerCase()] ?? 'application/octet-stream'
       remotePath(remote)
+      await localFile(local)
       const written = await client.upload(remote, local, contentType, conditions, io, json)
       return print(io, json, written, `${written.key} (${written.size} bytes, ${written.contentType}) ${written.etag}\n`)
     }
