@@ -5,15 +5,54 @@ import type { Duplex } from 'node:stream'
 import { resourceMetadataOf } from './identity.js'
 import { isRetriedSoon, RangeNotSatisfiableError, RETRY_AFTER_SECONDS, TooManyAttemptsError } from '../errors.js'
 
+/** The one body of every 401 (whatever method failed): what the request lacks, not why it failed. */
+export const UNAUTHORIZED = 'Unauthorized: send Authorization: Bearer with an API key or a token of the identity provider'
+
 function sendUnauthorized (request: FastifyRequest, reply: FastifyReply) {
   // RFC 9728 §5.1: where a client that has no token learns how to get one.
   const metadata = resourceMetadataOf(request)
   const challenge = metadata ? `Bearer resource_metadata="${metadata.metadataUrl}"` : 'Bearer'
-  return reply.code(401).header('www-authenticate', challenge).send({ error: 'Unauthorized' })
+  return reply.code(401).header('www-authenticate', challenge).send({ error: UNAUTHORIZED })
+}
+
+const LOCATIONS: Record<string, string> = { body: 'in the body', querystring: 'in the query', params: 'in the path', headers: 'in the headers' }
+const TYPES: Record<string, string> = { string: 'a string', number: 'a number', integer: 'a whole number', boolean: 'true or false', object: 'an object', array: 'a list', null: 'null' }
+
+interface SchemaError { keyword: string, instancePath: string, params: Record<string, unknown>, message?: string, parentSchema?: { description?: string } }
+
+/**
+ * Fastify's `schemaErrorFormatter`: a refused input said in words (which field, where, and what it
+ * takes), never a schema path and pattern such as `params/id must match pattern "^[0-9a-f]{32}$"`.
+ */
+export function schemaErrorFormatter (errors: SchemaError[], dataVar: string): Error {
+  const [error] = errors
+  const where = LOCATIONS[dataVar] ?? `in ${dataVar}`
+  const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.')
+  const field = error.keyword === 'required' ? [path, String(error.params.missingProperty)].filter(Boolean).join('.') : path
+  const named = field ? `${field} (${where})` : `the ${dataVar === 'querystring' ? 'query' : dataVar}`
+  const takes = error.parentSchema?.description ? `: ${error.parentSchema.description}` : ''
+  const { params } = error
+  const said: Record<string, () => string> = {
+    required: () => `${named} is required`,
+    type: () => `${named} must be ${TYPES[String(params.type)] ?? params.type}`,
+    additionalProperties: () => `${String(params.additionalProperty)} (${where}) is not a field this takes`,
+    minimum: () => `${named} must be at least ${params.limit}`,
+    maximum: () => `${named} must be at most ${params.limit}`,
+    exclusiveMinimum: () => `${named} must be more than ${params.limit}`,
+    minLength: () => `${named} must be at least ${params.limit} characters long`,
+    maxLength: () => `${named} must be at most ${params.limit} characters long`,
+    minItems: () => `${named} must hold at least ${params.limit} items`,
+    maxItems: () => `${named} must hold at most ${params.limit} items`,
+    enum: () => `${named} must be one of ${(params.allowedValues as unknown[]).join(', ')}`,
+    const: () => `${named} must be ${String(params.allowedValue)}`,
+    format: () => `${named} must be ${params.format === 'date-time' ? 'a date and time such as 2026-12-31T23:59:59Z' : `a ${params.format}`}`,
+    pattern: () => `${named} is not in the form it takes${takes}`
+  }
+  return new Error(said[error.keyword]?.() ?? `${named} is not valid${takes}`)
 }
 
 const CLEARER: Record<string, string> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'Content-Type must be a media type such as text/markdown'
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'this route takes a JSON body (Content-Type: application/json): a file\'s own type goes in its contentType field, or send the file itself to /api/raw/{path}'
 }
 
 /** One place maps every thrown error to `{error}` and a status; 5xx internals stay in the log. */

@@ -39,7 +39,7 @@ import { folderSchemas } from '../schemas/folders.js'
 import { usageSchemas } from '../schemas/usage.js'
 import { authPlugin, type AuthPluginOptions } from './auth.js'
 import { dbPlugin, type DbPluginOptions } from './db.js'
-import { errorHandler, notFoundHandler } from './errors.js'
+import { errorHandler, notFoundHandler, schemaErrorFormatter } from './errors.js'
 import { healthPlugin, type HealthPluginOptions } from './health.js'
 import { identityPlugin, type IdentityPluginOptions } from './identity.js'
 import { keysPlugin, type KeysPluginOptions } from './keys.js'
@@ -125,6 +125,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   // A scope inherits its parent's schemas: Stowage mounted inside another Stowage scope has them.
   for (const schema of ALL_SCHEMAS) if (!app.getSchema(schema.$id as string)) app.addSchema(schema)
   app.setErrorHandler(errorHandler)
+  app.setSchemaErrorFormatter(schemaErrorFormatter)
   // At the root, 404 is the host's (or buildApp's) to answer; under a prefix, Stowage answers its own.
   if (app.prefix !== '') app.setNotFoundHandler(notFoundHandler)
 

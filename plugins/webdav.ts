@@ -45,7 +45,7 @@ export const webdavRoutes: FastifyPluginAsync<WebdavRoutesOptions> = async (app,
         : reply.header('content-type', 'text/plain; charset=utf-8').send(error.message)
     }
     if ((error as { statusCode?: number }).statusCode === 401) {
-      return reply.code(401).header('www-authenticate', CHALLENGES).header('content-type', 'text/plain; charset=utf-8').send('Unauthorized')
+      return reply.code(401).header('www-authenticate', CHALLENGES).header('content-type', 'text/plain; charset=utf-8').send('Unauthorized: sign in with your user name and an API key as the password (Basic), or a Bearer token')
     }
     return errorHandler(error as Parameters<typeof errorHandler>[0], request, reply)
   })

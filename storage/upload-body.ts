@@ -94,7 +94,7 @@ function findContent (raw: Buffer): { start: number, end: number } | undefined {
     at = skipSpace(raw, keyEnd)
     if (raw[at] !== 0x3a) return undefined
     at = skipSpace(raw, at + 1)
-    if (raw[at] !== QUOTE) throw new BadRequestError(`body/${key} must be string`)
+    if (raw[at] !== QUOTE) throw new BadRequestError(`${key} (in the body) must be a string`)
     const valueEnd = skipString(raw, at)
     if (valueEnd < 0) return undefined
     if (key === 'content') {

@@ -1,3 +1,4 @@
+import { UNAUTHORIZED } from '../plugins/errors.js'
 import t, { type Test } from 'tap'
 import { createOrganizationRepository } from '../db/organizations.js'
 import { signCallerIdentity } from '../identity/aws-signing.js'
@@ -104,7 +105,7 @@ t.test('refusals: each is 401 with the same body', async (t) => {
     const res = await credentials(headers)
     t.equal(res.statusCode, 401, name)
     t.equal(res.headers['www-authenticate'], 'Bearer', name)
-    t.same(res.json(), { error: 'Unauthorized' }, name)
+    t.same(res.json(), { error: UNAUTHORIZED }, name)
     t.equal(stsCalls() - before, reachesSts ? 1 : 0, `${name}: ${reachesSts ? 'asked' : 'refused without asking'} STS`)
   }
 })

@@ -1,3 +1,4 @@
+import { UNAUTHORIZED } from '../plugins/errors.js'
 import t from 'tap'
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
 import { readdir } from 'node:fs/promises'
@@ -147,7 +148,7 @@ for (const driver of ['fs', 's3'] as const) {
         const res = await app.inject({ url: url('notes/hello.md'), headers })
         t.equal(res.statusCode, 401)
         t.equal(res.headers['www-authenticate'], IDP_CHALLENGE)
-        t.same(res.json(), { error: 'Unauthorized' })
+        t.same(res.json(), { error: UNAUTHORIZED })
       }
       const upload = await app.inject({ method: 'PUT', url: url('x'), payload: { content: b64('x') } })
       t.equal(upload.statusCode, 401, 'an upload is refused before its body matters')

@@ -1,3 +1,4 @@
+import { UNAUTHORIZED } from '../plugins/errors.js'
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -44,7 +45,7 @@ t.test('a client generated from the document type-checks strictly and runs the w
   t.equal(result.revokedStatus, 204)
   t.equal(result.health, 'ok')
   t.same(result.statuses, [401, 404, 413, 204])
-  t.same(result.errors, ['Unauthorized', 'file not found: notes/nowhere.md', 'file is larger than 1000 bytes', 'the file has changed (If-Match)'], 'typed error bodies')
+  t.same(result.errors, [UNAUTHORIZED, 'file not found: notes/nowhere.md', 'file is larger than 1000 bytes', 'the file has changed (If-Match)'], 'typed error bodies')
   t.match(result.raw.written, { key: 'media/clip.bin', size: 10, contentType: 'application/octet-stream', etag: /^"/ })
   t.equal(result.raw.etagHeader, result.raw.written.etag)
   t.same(result.raw.range, [206, 'bytes 2-4/10', [2, 3, 4]], 'a range')

@@ -1,4 +1,5 @@
 import t from 'tap'
+import type { InjectOptions } from 'fastify'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { rawRequest } from './helpers/net.js'
 
@@ -39,4 +40,28 @@ t.test('NUL and other control characters in key names and ids are 400, on either
     t.equal(res.statusCode, 400, id)
     t.type(res.json().error, 'string')
   }
+})
+
+t.test('a refused input says which field, where, and what it takes, never a schema path; a JSON route says it takes JSON; a 401 says what is expected', async (t) => {
+  const { app, close } = await buildTestApp()
+  t.teardown(close)
+  const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
+  const headers = bearer(key)
+  const refused = async (request: InjectOptions) => {
+    const answer = await app.inject(request)
+    t.equal(answer.statusCode, 400, JSON.stringify(answer.json()))
+    return (answer.json() as { error: string }).error
+  }
+  t.equal(await refused({ method: 'PUT', url: '/api/files/a.txt', headers, payload: { content: 5 } }), 'content (in the body) must be a string')
+  t.equal(await refused({ method: 'POST', url: '/api/links', headers, payload: { path: 'a.txt', method: 'download', expiresIn: 0 } }), 'expiresIn (in the body) must be at least 1')
+  t.equal(await refused({ method: 'POST', url: '/api/links', headers, payload: { path: 'a.txt' } }), 'method (in the body) is required')
+  t.equal(await refused({ url: '/api/versions/not-an-id', headers }), 'id (in the path) is not in the form it takes')
+  t.match(await refused({ url: '/api/changes?cursor=x&wait=soon', headers }), /^wait \(in the query\) /)
+  t.equal(await refused({ method: 'POST', url: '/api/keys', headers, payload: { name: 'k', extra: 1 } }), 'extra (in the body) is not a field this takes')
+  const asText = await app.inject({ method: 'PUT', url: '/api/files/a.txt', headers: { ...headers, 'content-type': 'text/plain' }, payload: 'hello' })
+  t.equal(asText.statusCode, 415)
+  t.match(asText.json(), { error: /takes a JSON body \(Content-Type: application\/json\).*\/api\/raw\/\{path\}/ })
+  const anonymous = await app.inject({ url: '/api/files' })
+  t.equal(anonymous.statusCode, 401)
+  t.match(anonymous.json(), { error: /^Unauthorized: send Authorization: Bearer with an API key/ })
 })

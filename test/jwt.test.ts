@@ -1,3 +1,4 @@
+import { UNAUTHORIZED } from '../plugins/errors.js'
 import t from 'tap'
 import { createJwks } from '../identity/jwks.js'
 import { createJwtVerifier } from '../identity/jwt.js'
@@ -44,7 +45,7 @@ t.test('refused tokens: every one is 401 with the same body', async (t) => {
     const res = await credentials(app, token)
     t.equal(res.statusCode, 401, name)
     t.equal(res.headers['www-authenticate'], IDP_CHALLENGE, name)
-    t.same(res.json(), { error: 'Unauthorized' }, name)
+    t.same(res.json(), { error: UNAUTHORIZED }, name)
   }
   t.equal((await credentials(app, good)).statusCode, 200, 'the untampered token still works')
 })

@@ -1,3 +1,4 @@
+import { UNAUTHORIZED } from '../plugins/errors.js'
 import t, { type Test } from 'tap'
 import bcrypt from 'bcrypt'
 import { crc32 } from 'node:zlib'
@@ -92,7 +93,7 @@ t.test('revoking: 204, then the key is refused at once and gone from the list', 
   t.equal(revoked.statusCode, 204)
   const refused = await app.inject({ url: '/api/auth/credentials', headers: bearer(key) })
   t.equal(refused.statusCode, 401)
-  t.same(refused.json(), { error: 'Unauthorized' })
+  t.same(refused.json(), { error: UNAUTHORIZED })
   t.same((await app.inject({ url: '/api/keys', headers: alice })).json(), { keys: [] })
   t.equal((await app.inject({ method: 'DELETE', url: `/api/keys/${id}`, headers: alice })).statusCode, 404, 'already revoked')
   t.equal((await app.inject({ method: 'DELETE', url: '/api/keys/unknown123', headers: alice })).statusCode, 404, 'unknown')
@@ -166,7 +167,7 @@ t.test('refused keys: another deployment\'s prefix, a bad checksum, a malformed 
     for (const [name, token] of Object.entries(refused)) {
       const res = await app.inject({ url: '/api/auth/credentials', headers: bearer(token) })
       t.equal(res.statusCode, 401, name)
-      t.same(res.json(), { error: 'Unauthorized' }, name)
+      t.same(res.json(), { error: UNAUTHORIZED }, name)
     }
   })
   t.equal(compares, 0, 'none of them cost a bcrypt compare')

@@ -1,3 +1,4 @@
+import { UNAUTHORIZED } from '../plugins/errors.js'
 import t, { type Test } from 'tap'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
@@ -75,7 +76,7 @@ t.test('a refused refresh token is 401', async (t) => {
   const { refresh } = await setup(t)
   const res = await refresh({ refreshToken: 'not-a-grant' })
   t.equal(res.statusCode, 401)
-  t.same(res.json(), { error: 'Unauthorized' })
+  t.same(res.json(), { error: UNAUTHORIZED })
 })
 
 t.test('a malformed body is 400, a body that is not JSON 415', async (t) => {

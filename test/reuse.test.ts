@@ -1,3 +1,4 @@
+import { UNAUTHORIZED } from '../plugins/errors.js'
 import t, { type Test } from 'tap'
 import { getBytes } from './helpers/store.js'
 import fastifySwagger from '@fastify/swagger'
@@ -58,7 +59,7 @@ t.test('one registration mounts Stowage under a prefix beside a host that has it
   const refused = await host.inject({ url: '/storage/api/files/notes/a.txt' })
   t.equal(refused.statusCode, 401)
   t.equal(refused.headers['www-authenticate'], 'Bearer', "Stowage's error handler answers its routes")
-  t.same(refused.json(), { error: 'Unauthorized' })
+  t.same(refused.json(), { error: UNAUTHORIZED })
   t.same((await host.inject({ url: '/storage/api/files/notes/missing.txt', headers: mount.headers })).json(), { error: 'file not found: notes/missing.txt' })
   t.same((await host.inject({ url: '/storage/nowhere' })).json(), { error: 'Route GET /storage/nowhere not found' }, 'under its prefix, Stowage answers 404')
   t.equal((await host.inject({ url: '/storage/health' })).statusCode, 200)

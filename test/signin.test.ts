@@ -1,3 +1,4 @@
+import { UNAUTHORIZED } from '../plugins/errors.js'
 import t, { type Test } from 'tap'
 import { createHash, randomBytes } from 'node:crypto'
 import { bearer, buildTestApp } from './helpers/app.js'
@@ -87,7 +88,7 @@ t.test('refused exchanges: a wrong verifier, a reused code, a plain challenge, a
   const first = await authorize('alice')
   const wrong = await post('/api/auth/token', { ...first, codeVerifier: randomBytes(32).toString('base64url') })
   t.equal(wrong.statusCode, 401, 'a wrong verifier')
-  t.same(wrong.json(), { error: 'Unauthorized' })
+  t.same(wrong.json(), { error: UNAUTHORIZED })
 
   const second = await authorize('alice')
   t.equal((await post('/api/auth/token', second)).statusCode, 200)

@@ -53,8 +53,8 @@ t.test('an upload has content and contentType only, both strings: anything else 
     'an unknown field': [`{"content":"${b64('x')}","owner":"bob"}`, /only content and contentType, not "owner"/],
     'an unknown field with a deeply nested decoy': [`{"content":"${b64('x')}","x":${decoy}}`, /only content and contentType/],
     'a nested decoy as the body': [decoy, /JSON object/],
-    'a number for content': ['{"content":5}', /content must be string/],
-    'an object for contentType': [`{"content":"${b64('x')}","contentType":${decoy.slice(0, 10)}}`, /contentType must be string/]
+    'a number for content': ['{"content":5}', /content \(in the body\) must be a string/],
+    'an object for contentType': [`{"content":"${b64('x')}","contentType":${decoy.slice(0, 10)}}`, /contentType \(in the body\) must be a string/]
   }
   for (const [name, [text, message]] of Object.entries(refusals)) {
     // The messages come from the scan of the body, which runs before JSON.parse.
