@@ -332,6 +332,9 @@ async function logout (settings: ClientSettings, io: CliIo, json: boolean) {
   print(io, json, { loggedOut: true, revoked }, `Logged out of ${settings.url}${settings.mode === 'api-key' ? ' (the API key itself still works until revoked: stowage keys revoke ID)' : ''}\n`)
 }
 
+/** `1 file`, `2 files`. */
+const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+
 const isFolder = async (path: string) => await stat(path).then((found) => found.isDirectory(), () => false)
 
 /** A file here to send: what is wrong with the path, said as such (2), before the server is asked. */
@@ -428,7 +431,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         const lines = [
           ...summary.uploaded.map((path) => `${verb}upload ${path}`), ...summary.downloaded.map((path) => `${verb}download ${path}`),
           ...summary.deleted.map((path) => `${verb}delete ${path}`), ...summary.conflicts.map(({ path, reason }) => `conflict ${path}: ${reason}`),
-          `${summary.uploaded.length} uploaded, ${summary.downloaded.length} downloaded, ${summary.deleted.length} deleted, ${summary.unchanged} unchanged, ${summary.conflicts.length} conflicts${summary.dryRun ? ' (dry run: nothing changed)' : ''}`,
+          `${summary.uploaded.length} uploaded, ${summary.downloaded.length} downloaded, ${summary.deleted.length} deleted, ${summary.unchanged} unchanged, ${counted(summary.conflicts.length, 'conflict')}${summary.dryRun ? ' (dry run: nothing changed)' : ''}`,
           // Deleted on the server: kept in its trash, from where they come back.
           ...trashed > 0 ? [`${trashed} deleted on the server went to its trash: "stowage trash" lists them, "stowage trash restore ID" puts one back`] : []
         ]
@@ -446,7 +449,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const initial = await syncOnce()
       if (!watching) {
         // A conflict needs someone's attention: scripts see it in the exit code.
-        if (initial.conflicts.length > 0) throw new SyncConflicts(`${initial.conflicts.length} conflicts; nothing was overwritten`)
+        if (initial.conflicts.length > 0) throw new SyncConflicts(`${counted(initial.conflicts.length, 'conflict')}; nothing was overwritten`)
         return
       }
       if (!json) io.stderr.write(`watching ${localDir} and ${remote || 'your root'}; stop with Ctrl-C\n`)
@@ -551,7 +554,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         total.bytes += step.bytes
         more = step.isTruncated
       }
-      return print(io, json, total, `${command === 'cp' ? 'copied' : 'moved'} ${total.files} files (${total.bytes} bytes) from ${from} to ${to || 'your root'}\n`)
+      return print(io, json, total, `${command === 'cp' ? 'copied' : 'moved'} ${counted(total.files, 'file')} (${counted(total.bytes, 'byte')}) from ${from} to ${to || 'your root'}\n`)
     }
     case 'changes': {
       // Without --cursor: from now. A line per change, then (unless following) the cursor to go on from.
@@ -566,7 +569,9 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         for (const change of page.changes) io.stdout.write(line(change))
         cursor = page.cursor
         if (values.follow !== true && !page.hasMore) {
-          io.stdout.write(json ? JSON.stringify({ cursor }) + '\n' : `cursor ${cursor}\n`)
+          // To go on from; said so, since without --cursor the changes begin now and there may be none yet.
+          if (json) io.stdout.write(JSON.stringify({ cursor }) + '\n')
+          else io.stdout.write(`${page.changes.length === 0 && values.cursor === undefined ? 'no changes since now: ' : ''}go on with --cursor ${cursor}${values.cursor === undefined ? ' (or --follow to wait for them)' : ''}\n`)
           return
         }
       }
@@ -600,6 +605,13 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       remotePath(path)
       const versions = []
       for await (const page of pagesOf('/api/versions', { path })) versions.push(...page.versions)
+      if (versions.length === 0 && !json) {
+        // None kept, or no such file: each said, since an empty answer told neither.
+        const exists = ((await api('GET', `/api/files?${new URLSearchParams({ prefix: path })}`)).files as Array<{ key: string }>).some(({ key }) => key === path)
+        io.stderr.write(exists ? `${path} has no earlier versions\n` : `${path}: no such file, and no versions of it\n`)
+        if (!exists) throw new RequestFailed(`${path}: no such file`)
+        return
+      }
       return print(io, json, { versions }, versions.map((version: Record<string, string>) =>
         `${version.id}  ${String(version.size).padStart(10)}  ${version.lastModified}  ${version.etag}\n`).join(''))
     }
@@ -609,11 +621,15 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         const items = []
         for await (const page of pagesOf('/api/trash')) items.push(...page.items)
         return print(io, json, { items }, items.map((item: Record<string, string>) =>
-          `${item.id}  ${String(item.size).padStart(10)}  deleted ${item.deletedAt}  purged ${item.expiresAt}  ${item.key}\n`).join(''))
+          `${item.id}  ${String(item.size).padStart(10)}  deleted ${item.deletedAt}  purged on ${item.expiresAt}  ${item.key}\n`).join(''))
       }
       if (first === 'restore') {
         const id = need(second, usage)
-        const restored = await api('POST', `/api/trash/${encodeURIComponent(id)}/restore`, values.to === undefined ? {} : { to: values.to })
+        const restored = await api('POST', `/api/trash/${encodeURIComponent(id)}/restore`, values.to === undefined ? {} : { to: values.to }).catch((error: unknown) => {
+          // The API's field is `to`; here it is a flag.
+          if (error instanceof Error) error.message = error.message.replace('elsewhere with "to"', 'elsewhere with --to PATH')
+          throw error
+        })
         return print(io, json, restored, `${restored.key} (${restored.size} bytes) ${restored.etag}\n`)
       }
       if (first === 'rm') {

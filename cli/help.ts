@@ -9,6 +9,21 @@ a SQLite database that does not exist yet is created only with --init:
                           the store and the database first (best while few writes run)
 `
 
+/** The lines of HELP (and ADMIN_HELP) about one command: its usage lines and what follows them. */
+export function helpOf (command: string): string | undefined {
+  const page = command === 'admin' ? ADMIN_HELP : HELP
+  const lines = page.split('\n')
+  const picked: string[] = []
+  let taking = false
+  for (const line of lines) {
+    const usage = /^ {2}stowage (\S+)/.exec(line)
+    if (usage) taking = usage[1] === command
+    else if (!/^ {3,}/.test(line)) taking = false
+    if (taking) picked.push(line)
+  }
+  return picked.length > 0 ? `${picked.join('\n')}\n` : undefined
+}
+
 export const HELP = `stowage — command-line client and admin tool of a Stowage service
 
 Usage:

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { HELP } from './help.js'
+import { HELP, helpOf } from './help.js'
 import { UsageError, type CliIo } from './io.js'
 import type { AwsCredentialSource } from './client.js'
 
@@ -25,7 +25,16 @@ export async function runCli (argv: string[], io: CliIo, awsCredentials?: AwsCre
   const [command, ...rest] = argv
   try {
     if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
-      io.stdout.write(HELP)
+      // `stowage help sync`: that command's lines only.
+      const asked = command === 'help' ? rest[0] : undefined
+      if (asked === undefined) io.stdout.write(HELP)
+      else io.stdout.write(helpOf(asked) ?? `no command "${asked}"; run "stowage help" for all of them\n`)
+      return asked === undefined || helpOf(asked) !== undefined ? 0 : 2
+    }
+    if (rest.includes('--help') || rest.includes('-h')) {
+      const help = helpOf(command)
+      if (help === undefined) throw new UsageError(`unknown command "${command}"; run "stowage help"`)
+      io.stdout.write(help)
       return 0
     }
     if (command === '--version' || command === '-v' || command === 'version') {
@@ -50,7 +59,10 @@ export async function runCli (argv: string[], io: CliIo, awsCredentials?: AwsCre
   } catch (error) {
     const misuse = error instanceof UsageError || (error as Error).name === 'ConfigError' ||
       (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true
-    io.stderr.write(`stowage: ${(error as Error).message}\n`)
-    return misuse ? 2 : 1
+    const code = misuse ? 2 : 1
+    // With --json, a failure is JSON too, for the script that asked for it.
+    if (rest.includes('--json')) io.stderr.write(JSON.stringify({ error: (error as Error).message, exitCode: code }) + '\n')
+    else io.stderr.write(`stowage: ${(error as Error).message}\n`)
+    return code
   }
 }

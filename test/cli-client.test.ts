@@ -373,7 +373,7 @@ t.test('cp and mv of files and folders, rm to the trash, trash ls, restore, rm a
   t.equal(removed.stdout, '', 'stdout stays empty for scripts')
   const [, id] = /trash restore ([0-9a-f]{32})/.exec(removed.stderr) ?? []
   t.ok(id, `a person is told how to get it back: ${removed.stderr}`)
-  t.match((await cli(['trash'])).stdout, new RegExp(`^${id} +5  deleted \\S+  purged \\S+  single/copy\\.txt\n$`))
+  t.match((await cli(['trash'])).stdout, new RegExp(`^${id} +5  deleted \\S+  purged on \\S+  single/copy\\.txt\n$`))
   t.equal((await cli(['trash', 'restore', id, '--to', 'single/back.txt'])).code, 0)
   t.equal((await cli(['get', 'single/back.txt'])).stdout, 'alpha')
   t.equal((await cli(['trash', 'restore', id])).code, 1, 'restored once')
@@ -424,7 +424,7 @@ t.test('mkdir and rmdir; versions: list, get, restore, rm', async (t) => {
   t.equal(changes.code, 0, changes.stderr)
   const lines = changes.stdout.trim().split('\n')
   t.match(lines[0], /^\S+Z {2}folder +albums\/2026\/$/, 'one line a change, from the cursor')
-  t.match(lines.at(-1), /^cursor \S+$/, 'then the cursor to go on from')
+  t.match(lines.at(-1), /^go on with --cursor \S+$/, 'then the cursor to go on from')
   t.same(lines.slice(0, -1).map((line) => line.split(/\s+/).slice(1).join(' ')), [
     'folder albums/2026/', 'folder-delete albums/2026/', 'put draft.txt', 'put draft.txt', 'put draft.txt', 'put draft.txt', 'put draft-2.txt'
   ], 'mkdir, rmdir, three puts, a restore and a restore elsewhere, in order')
@@ -546,18 +546,18 @@ t.test('changes: from now, a line or a JSON line each, then the cursor; --follow
   const { url, home, cli, running, apiKey } = await setup(t)
   t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
   const start = await cli(['changes'])
-  t.match(start.stdout, /^cursor \S+\n$/, 'nothing yet: the cursor to go on from')
-  const cursor = start.stdout.trim().split(' ')[1]
+  t.match(start.stdout, /^no changes since now: go on with --cursor \S+ \(or --follow to wait for them\)\n$/, 'nothing yet: the cursor to go on from')
+  const cursor = /--cursor (\S+)/.exec(start.stdout)![1]
   await cli(['mkdir', 'box'])
   await writeFile(join(home, 'p.json'), '{}')
   await cli(['put', join(home, 'p.json'), 'box/p.json'])
   await cli(['mv', 'box/p.json', 'box/q.json'])
   const text = await cli(['changes', '--cursor', cursor])
-  t.match(text.stdout, /^\S+Z +folder +box\/\n\S+Z +put +box\/p\.json\n\S+Z +move +box\/p\.json -> box\/q\.json\ncursor \S+\n$/)
+  t.match(text.stdout, /^\S+Z +folder +box\/\n\S+Z +put +box\/p\.json\n\S+Z +move +box\/p\.json -> box\/q\.json\ngo on with --cursor \S+\n$/)
   const lines = (await cli(['changes', '--cursor', cursor, '--prefix', 'box/q', '--json'])).stdout.trim().split('\n').map((line) => JSON.parse(line))
   t.match(lines, [{ op: 'move', key: 'box/q.json', from: 'box/p.json', etag: /^"/ }, { cursor: /\S/ }], 'a prefix keeps what is under it')
 
-  const now = (await cli(['changes', '--cursor', cursor])).stdout.trim().split('\n').at(-1)!.split(' ')[1]
+  const now = /--cursor (\S+)/.exec((await cli(['changes', '--cursor', cursor])).stdout.trim().split('\n').at(-1)!)![1]
   const follow = running(['changes', '--follow', '--json', '--cursor', now])
   await cli(['rm', 'box/q.json'])
   await waitFor(() => follow.stdout().includes('"op":"delete"'), { what: 'the delete followed' })
@@ -655,4 +655,41 @@ t.test('a mistake about a path here is said as such, exit 2, before the server i
   const down = await cli(['sync', 'notes-remote/', join(home, 'docs2')])
   t.equal(down.code, 0, down.stderr)
   t.match(down.stderr, /^sync: notes-remote\/ on the server → .*docs2 here$/m, 'which way it went')
+})
+
+t.test('help per command; counts in words; a failure in JSON with --json; versions, changes and the trash say what they found', async (t) => {
+  const { url, home, cli, apiKey } = await setup(t)
+  const putHelp = await cli(['put', '--help'])
+  t.equal(putHelp.code, 0)
+  t.match(putHelp.stdout, /^ {2}stowage put FILE PATH/)
+  t.notMatch(putHelp.stdout, /stowage sync/, 'that command only')
+  const syncHelp = await cli(['help', 'sync'])
+  t.equal(syncHelp.code, 0)
+  t.match(syncHelp.stdout, /^ {2}stowage sync LOCAL_DIR PREFIX[^]*--watch keeps both in step/)
+  t.equal((await cli(['help', 'nothing'])).code, 2)
+
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  await writeFile(join(home, 'one.txt'), 'one')
+  t.equal((await cli(['put', join(home, 'one.txt'), 'box/one.txt'])).code, 0)
+  const moved = await cli(['mv', 'box/', 'moved/'])
+  t.match(moved.stdout, /^moved 1 file \(3 bytes\) from box\/ to moved\/$/m)
+  const missing = await cli(['get', 'nope.txt', '--json'])
+  t.equal(missing.code, 1)
+  t.match(JSON.parse(missing.stderr), { error: /not found/, exitCode: 1 })
+  const noVersions = await cli(['versions', 'moved/one.txt'])
+  t.equal(noVersions.code, 0)
+  t.match(noVersions.stderr, /moved\/one\.txt has no earlier versions/)
+  const noFile = await cli(['versions', 'moved/missing.md'])
+  t.equal(noFile.code, 1)
+  t.match(noFile.stderr, /no such file/)
+  const changes = await cli(['changes'])
+  t.match(changes.stdout, /^no changes since now: go on with --cursor \S+ \(or --follow to wait for them\)$/m)
+
+  const removed = await cli(['rm', 'moved/one.txt', '--json'])
+  const { trashId } = JSON.parse(removed.stdout) as { trashId: string }
+  t.equal((await cli(['put', join(home, 'one.txt'), 'moved/one.txt'])).code, 0)
+  const taken = await cli(['trash', 'restore', trashId])
+  t.equal(taken.code, 1)
+  t.match(taken.stderr, /elsewhere with --to PATH/)
+  t.match((await cli(['trash'])).stdout, / purged on \d{4}-/)
 })
