@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { FastifyReply } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { BadRequestError, ForbiddenError } from '../errors.js'
 import type { ByteBudget } from '../limits.js'
@@ -10,6 +11,16 @@ import { CreatedLink, CreateLinkBody } from '../schemas/links.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { baseUrlOf } from './base-url.js'
 import { ownerOf, receiveRawFile, servedAs, serveRawFile } from './file-answers.js'
+
+const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
+
+/** A refused link, as a page: what happened and what to do, with nothing that runs. */
+function refusalPage (reply: FastifyReply, reason: string) {
+  const page = `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>This link does not work</title>` +
+    `<style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:15vh auto;padding:0 1rem;color:#1f2328}</style>` +
+    `<h1>This link does not work</h1><p>${escapeHtml(reason.charAt(0).toUpperCase() + reason.slice(1))}.</p><p>Ask the person who sent it for a new one.</p></html>`
+  return reply.code(403).header('content-type', 'text/html; charset=utf-8').header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'").send(page)
+}
 
 export interface LinkRoutesOptions {
   uploadMemory: ByteBudget
@@ -83,7 +94,14 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
     const hidden = { hide: true }
 
     links.get('/links/*', { schema: hidden }, async (request, reply) => {
-      const grant = grantOf((request.params as { '*': string })['*'], 'download')
+      let grant: LinkGrant
+      try {
+        grant = grantOf((request.params as { '*': string })['*'], 'download')
+      } catch (error) {
+        // A link is opened in a browser more often than by a program: a person gets a page.
+        if (error instanceof ForbiddenError && /text\/html/.test(request.headers.accept ?? '')) return refusalPage(reply, (error as Error).message)
+        throw error
+      }
       return serveRawFile(files, request, reply, grant.userId, grant.path)
     })
 

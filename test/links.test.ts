@@ -110,6 +110,13 @@ t.test('a link expires', async (t) => {
     // Past its time, with a second more for the store's clock rounding.
     await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) + 1100 - Date.now()))
     t.equal((await fetch(url)).status, 403, `${via}: refused once expired`)
+    if (via === 'stowage') {
+      const opened = await fetch(url, { headers: { accept: 'text/html,application/xhtml+xml' } })
+      t.equal(opened.status, 403)
+      t.match(opened.headers.get('content-type'), /^text\/html/, 'a browser gets a page, not JSON')
+      t.match(await opened.text(), /<h1>This link does not work<\/h1><p>This link has expired\.<\/p>/)
+      t.match((await (await fetch(url)).json()) as object, { error: 'this link has expired' }, 'a program still gets JSON')
+    }
   }
 })
 
