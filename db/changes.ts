@@ -3,7 +3,6 @@ import { beginsWith, isPostgres } from './dialect.js'
 import type { ChangesTable, Database } from './types.js'
 import { queueDeliveries } from './webhooks.js'
 import { followDeadProperties } from './webdav.js'
-import { notificationPayload } from '../storage/change-bell.js'
 
 export type ChangeOp = 'put' | 'delete' | 'move' | 'folder' | 'folder-delete'
 
@@ -37,6 +36,15 @@ function entryOf (row: Selectable<ChangesTable>): ChangeEntry {
     ...row.content_type === null ? {} : { contentType: row.content_type },
     at: new Date(row.at)
   }
+}
+
+// PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more: long paths are left out (every wait of the user wakes).
+const MAX_PAYLOAD_BYTES = 7000
+
+/** What a NOTIFY on CHANGES_CHANNEL carries: the user and the paths that changed (read by storage/change-bell.ts). */
+export function notificationPayload (userId: string, paths: string[]): string {
+  const payload = JSON.stringify({ u: userId, p: paths })
+  return Buffer.byteLength(payload) < MAX_PAYLOAD_BYTES ? payload : JSON.stringify({ u: userId })
 }
 
 export function createChangeRepository (db: Kysely<Database>) {

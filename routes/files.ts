@@ -12,7 +12,7 @@ import { DOCUMENTED, TRASH_ID_HEADERS, RAW_FILE_HEADERS } from '../schemas/opena
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery, ReadHeaders, WriteHeaders } from '../schemas/files.js'
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
-import { base64Json, deleteFile, ownerOf, sendValidators } from './file-answers.js'
+import { base64Json, deleteFile, ownerOf, sendValidators } from '../http/file-answers.js'
 
 
 declare module 'fastify' {

@@ -10,7 +10,7 @@ import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../sch
 import { CreatedLink, CreateLinkBody } from '../schemas/links.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { baseUrlOf } from './base-url.js'
-import { ownerOf, receiveRawFile, servedAs, serveRawFile } from './file-answers.js'
+import { ownerOf, receiveRawFile, servedAs, serveRawFile } from '../http/file-answers.js'
 
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 

@@ -10,7 +10,7 @@ import { zipFolder } from '../storage/archive.js'
 import { writePreconditions } from '../storage/conditional.js'
 import { transferFolder } from '../storage/folders.js'
 import { clientSignal } from './client-signal.js'
-import { ownerOf } from './file-answers.js'
+import { ownerOf } from '../http/file-answers.js'
 
 export interface OperationRoutesOptions {
   /** A folder copy or move stops starting files after this, and answers isTruncated: the client sends it again. */

@@ -7,7 +7,7 @@ import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FilePathParams, FileWritten, RangeHeaders, ReadHeaders, WriteHeaders } from '../schemas/files.js'
 import { describeRawUpload, DOCUMENTED, TRASH_ID_HEADERS, DOCUMENTED_HEAD, RAW_FILE_HEADERS, NOT_MODIFIED, rawFileAnswers } from '../schemas/openapi.js'
-import { deleteFile, ownerOf, receiveRawFile, sendRawHeaders, serveRawFile } from './file-answers.js'
+import { deleteFile, ownerOf, receiveRawFile, sendRawHeaders, serveRawFile } from '../http/file-answers.js'
 
 export interface RawRoutesOptions {
   /** Upload bytes held in memory across the process (shared with the JSON routes). */

@@ -6,7 +6,7 @@ import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../sch
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { S3CredentialBody, S3CredentialList, S3CredentialMade, S3CredentialParams, S3Session } from '../schemas/s3-credentials.js'
 import { parentKeyOf } from '../keys/service.js'
-import { ownerOf } from './file-answers.js'
+import { ownerOf } from '../http/file-answers.js'
 
 /** A user's credentials for the S3 endpoint. */
 export const s3CredentialRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -11,7 +11,7 @@ import { writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE } from '../storage/files.js'
 import type { Destination } from '../storage/tus-store.js'
 import type { Owner } from '../db/usage.js'
-import { declaredLength, ownerOf } from './file-answers.js'
+import { declaredLength, ownerOf } from '../http/file-answers.js'
 import { isFileMediaType } from '../schemas/files.js'
 
 export interface UploadRoutesOptions {

@@ -4,7 +4,7 @@ import { stowageOf } from '../plugins/decorators.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { Usage } from '../schemas/usage.js'
-import { ownerOf } from './file-answers.js'
+import { ownerOf } from '../http/file-answers.js'
 
 /** What the caller stores, against the quota that applies to them. */
 export const usageRoutes: FastifyPluginAsyncTypebox = async (app) => {

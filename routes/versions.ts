@@ -8,7 +8,7 @@ import { FileWritten, RangeHeaders, WriteHeaders } from '../schemas/files.js'
 import { DOCUMENTED, RAW_FILE_HEADERS, rawFileAnswers } from '../schemas/openapi.js'
 import { RestoreBody } from '../schemas/trash.js'
 import { VersionIdParams, VersionList, VersionListQuery } from '../schemas/versions.js'
-import { ownerOf, sendBody, sendRawHeaders } from './file-answers.js'
+import { ownerOf, sendBody, sendRawHeaders } from '../http/file-answers.js'
 
 /** Replaced files, kept as versions of their path until VERSION_RETENTION_DAYS pass, thinned. */
 export const versionRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { SANDBOX_POLICY, sendBody, servedAs } from '../routes/file-answers.js'
+import { SANDBOX_POLICY, sendBody, servedAs } from '../http/file-answers.js'
 import { isFileMediaType } from '../schemas/files.js'
 import type { Owner } from '../db/usage.js'
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../errors.js'

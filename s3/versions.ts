@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { sendBody } from '../routes/file-answers.js'
+import { sendBody } from '../http/file-answers.js'
 import { NotFoundError } from '../errors.js'
 import { parseRange, readConditions } from '../storage/conditional.js'
 import type { FileService } from '../storage/files.js'

@@ -51,15 +51,6 @@ export function createLocalBell (): ChangeBell & { ringAll (): void } {
   }
 }
 
-// PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more: long paths are left out (every wait of the user wakes).
-const MAX_PAYLOAD_BYTES = 7000
-
-/** What a NOTIFY on the channel carries: the user and the paths that changed (see db/changes.ts). */
-export function notificationPayload (userId: string, paths: string[]): string {
-  const payload = JSON.stringify({ u: userId, p: paths })
-  return Buffer.byteLength(payload) < MAX_PAYLOAD_BYTES ? payload : JSON.stringify({ u: userId })
-}
-
 function notificationOf (payload: string): { userId: string, paths?: string[] } | undefined {
   try {
     const { u, p } = JSON.parse(payload) as { u?: unknown, p?: unknown }
