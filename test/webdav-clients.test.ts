@@ -46,6 +46,13 @@ for (const driver of ['fs', 's3'] as const) {
     await rclone('mkdir', ':webdav:backup')
     await rclone('copy', local, ':webdav:backup/copy')
     await rclone('check', local, ':webdav:backup/copy')
+    if (driver === 'fs') {
+      // As an ownCloud server: rclone then reads oc:checksums and compares by MD5 (every ETag on fs is one).
+      const byHash = await run('rclone', ['check', '-v', local, ':webdav:backup/copy'], { ...env, RCLONE_WEBDAV_VENDOR: 'owncloud' })
+      t.equal(byHash.status, 0, byHash.stderr.slice(-2000))
+      t.notMatch(byHash.stderr, /no hash|hashes in common|not using a hash/i, 'a hash in common')
+      t.match(byHash.stderr, /0 differences found/)
+    }
     t.same((await rclone('lsf', '-R', '--files-only', ':webdav:backup/copy')).trim().split('\n').sort(), Object.keys(files).sort(), 'every file listed, a name that needs encoding included')
     await rclone('sync', local, ':webdav:backup/sync')
     await rm(join(local, 'a.txt'))

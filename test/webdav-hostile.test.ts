@@ -61,3 +61,11 @@ t.test('a body that is not XML is told so once, in words, with where', async (t)
   t.equal(broken.status, 400)
   t.same(JSON.parse(broken.text), { error: 'the XML body is refused: unexpected close tag (line 1, column 48)' }, 'the parser\'s message once, with where')
 })
+
+t.test('oc:checksums, as ownCloud serves it, gives a file\'s MD5 when its ETag is one (rclone compares by it)', async (t) => {
+  await dav('PUT', 'many/sum.txt', 'checksum me')
+  const answer = await dav('PROPFIND', 'many/sum.txt', '<D:propfind xmlns:D="DAV:" xmlns:oc="http://owncloud.org/ns"><D:prop><oc:checksums/><D:getetag/></D:prop></D:propfind>', { depth: '0' })
+  t.equal(answer.status, 207)
+  const md5 = (await import('node:crypto')).createHash('md5').update('checksum me').digest('hex')
+  t.match(answer.text, `<x:checksums xmlns:x="http://owncloud.org/ns"><x:checksum>MD5:${md5}</x:checksum></x:checksums>`)
+})

@@ -32,6 +32,16 @@ export interface LiveContext {
 // RFC 4331's properties are given only when named, as it says.
 const NAMED_ONLY = new Set(['quota-available-bytes', 'quota-used-bytes'])
 
+// ownCloud's and Nextcloud's namespace: rclone's webdav backend (vendor owncloud or nextcloud) asks
+// for oc:checksums to compare files by hash (`rclone check`).
+export const OWNCLOUD = 'http://owncloud.org/ns'
+
+/** oc:checksums of a file whose ETag is its MD5 (a single-part upload): `MD5:<hex>`, as ownCloud writes it. */
+function checksumsOf (entry: Entry): string | undefined {
+  const md5 = entry.folder ? undefined : /^"([0-9a-f]{32})"$/.exec(entry.etag ?? '')?.[1]
+  return md5 && `<x:checksum>MD5:${md5}</x:checksum>`
+}
+
 /** The lock as lockdiscovery and a LOCK answer show it. */
 export function activeLockXml (lock: DavLock, now: Date): string {
   const seconds = Math.max(0, Math.round((lock.expiresAt.getTime() - now.getTime()) / 1000))
@@ -99,7 +109,7 @@ export function responseXml (entry: Entry, request: PropfindRequest, dead: DeadP
     }
     for (const wanted of named) {
       if (request.kind === 'allprop' && !(wanted.namespace === DAV && NAMED_ONLY.has(wanted.name))) continue
-      const value = wanted.namespace === DAV ? live.get(wanted.name) : undefined
+      const value = wanted.namespace === DAV ? live.get(wanted.name) : wanted.namespace === OWNCLOUD && wanted.name === 'checksums' ? checksumsOf(entry) : undefined
       const property = value === undefined ? dead.find((one) => one.namespace === wanted.namespace && one.name === wanted.name) : undefined
       if (value !== undefined) found.push(elementXml(wanted, value))
       else if (property) found.push(elementXml(property, property.value))
