@@ -102,8 +102,16 @@ export function lingerBeforeClose (request: IncomingMessage) {
   request.once('end', () => clearTimeout(timer))
 }
 
+const METHODS = ['GET', 'HEAD', 'PUT', 'POST', 'DELETE', 'PATCH', 'OPTIONS']
+
+/** 405 with `Allow` when the path has routes for other methods; else 404. */
 export function notFoundHandler (request: FastifyRequest, reply: FastifyReply) {
-  return reply.code(404).send({ error: `Route ${request.method} ${request.url.split('?')[0]} not found` })
+  const path = request.url.split('?')[0]
+  const allowed = METHODS.filter((method) => method !== request.method && request.server.findRoute({ method: method as 'GET', url: path }) !== null)
+  if (allowed.length > 0) {
+    return reply.code(405).header('allow', allowed.join(', ')).send({ error: `${request.method} is not served at ${path}: it takes ${allowed.join(', ')}` })
+  }
+  return reply.code(404).send({ error: `Route ${request.method} ${path} not found` })
 }
 
 /** Both handlers, for an app (or a scope of one) composed of the concern plugins by hand. */

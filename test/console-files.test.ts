@@ -133,6 +133,7 @@ for (const driver of ['fs', 's3'] as const) {
     const versions = page.getByRole('dialog', { name: 'Versions of notes.md' })
     await versions.getByRole('button', { name: /^Restore the version/ }).nth(1).waitFor()
     t.equal(await versions.getByRole('row').count(), 3, 'a header and two earlier versions, newest first')
+    if (driver === 'fs') await screenshot(page, 'versions')
     const versionProblems = await accessibilityProblems(page)
     const [saved] = await Promise.all([page.waitForEvent('download'), versions.getByRole('button', { name: /^Download the version/ }).first().click()])
     t.equal(await readFile(await saved.path(), 'utf8'), '# Plans v2\n', 'the newest earlier version, downloaded')

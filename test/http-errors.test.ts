@@ -65,3 +65,14 @@ t.test('a refused input says which field, where, and what it takes, never a sche
   t.equal(anonymous.statusCode, 401)
   t.match(anonymous.json(), { error: /^Unauthorized: send Authorization: Bearer with an API key/ })
 })
+
+t.test('a method a path does not take is 405 with Allow; a path that is nowhere is 404', async (t) => {
+  const { app, close } = await buildTestApp()
+  t.teardown(close)
+  const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
+  const patched = await app.inject({ method: 'PATCH', url: '/api/files/a.txt', headers: bearer(key) })
+  t.equal(patched.statusCode, 405)
+  t.match(patched.headers.allow, /GET.*PUT.*DELETE/)
+  t.match(patched.json(), { error: /^PATCH is not served at \/api\/files\/a\.txt: it takes GET/ })
+  t.equal((await app.inject({ method: 'GET', url: '/api/nothing-here' })).statusCode, 404)
+})
