@@ -349,7 +349,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
   const { values, positionals } = parseArgs({
     args, allowPositionals: true,
     options: {
-      json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' }, 'skip-trash': { type: 'boolean' },
+      json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' }, 'skip-trash': { type: 'boolean' }, resolve: { type: 'string' },
       long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' },
       delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }, to: { type: 'string' },
       cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }, watch: { type: 'boolean' }, endpoint: { type: 'string' }, region: { type: 'string' }
@@ -389,7 +389,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
 
   switch (command) {
     case 'sync': {
-      const usage = 'sync LOCAL_DIR REMOTE_PREFIX | sync REMOTE_PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N] [--watch]'
+      const usage = 'sync LOCAL_DIR REMOTE_PREFIX | sync REMOTE_PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N] [--watch] [--resolve here|server|both]'
       const from = need(first, usage)
       const to = need(second, usage)
       // The side that is a folder here is the local one: it is the source when it comes first.
@@ -402,6 +402,8 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const concurrency = Number(values.concurrency ?? 4)
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) throw new UsageError('--concurrency must be an integer from 1 to 64')
       const watching = values.watch === true
+      const resolution = values.resolve as 'here' | 'server' | 'both' | undefined
+      if (resolution !== undefined && !['here', 'server', 'both'].includes(resolution)) throw new UsageError('--resolve must be here (send this side\'s), server (fetch the server\'s) or both (keep both)')
       if (watching && values['dry-run'] === true) throw new UsageError('--watch and --dry-run exclude each other')
       // Followed from before the first pass: a change made during it is seen after.
       let cursor = watching ? (await api('GET', '/api/changes/latest')).cursor as string : ''
@@ -424,7 +426,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
             if ((await client.remove(key, conditions)).trashId) trashed++
           }
         }, io, {
-          delete: values.delete === true, dryRun: values['dry-run'] === true, concurrency, settledBefore,
+          delete: values.delete === true, dryRun: values['dry-run'] === true, concurrency, settledBefore, resolve: resolution,
           stateDir: join(dirname(settingsPath(io.env)), 'sync'), serviceUrl: settings.url
         })
         const verb = summary.dryRun ? 'would ' : ''

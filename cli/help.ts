@@ -63,7 +63,7 @@ Usage:
                                               one), a line each, then the cursor to go on from;
                                               --follow keeps waiting for more until stopped;
                                               --json: a JSON line per change
-  stowage sync LOCAL_DIR PREFIX | sync PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N] [--watch]
+  stowage sync LOCAL_DIR PREFIX | sync PREFIX LOCAL_DIR [--delete] [--dry-run] [--concurrency N] [--watch] [--resolve here|server|both]
                                               copies what is new or changed, the folder here being
                                               the source when it comes first; a file changed on
                                               both sides since the last sync is a conflict, left
@@ -74,7 +74,9 @@ Usage:
                                               up, each change on the server comes down within
                                               seconds; with --delete, only what was deleted on one
                                               side since the last sync is deleted on the other,
-                                              never what is new there
+                                              never what is new there; --resolve settles conflicts:
+                                              here sends this side's, server fetches the server's,
+                                              both keeps both (the server's as "name (server).ext")
   stowage share PATH [--expires 1h] [--upload [--content-type T]]
                                               prints a link that needs no credentials until it
                                               expires: to download PATH, or with --upload to write it

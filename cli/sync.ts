@@ -28,6 +28,10 @@ export interface SyncOptions {
   serviceUrl: string
   /** Local files changed after this time (ms) are still being written: left for a later pass. */
   settledBefore?: number
+  /** A file on both sides that both changed: left alone and reported (the default), or settled:
+   *  `here` sends this side's, `server` fetches the server's, `both` keeps both (the server's fetched
+   *  beside this one as `name (server).ext`, this one sent; the server keeps what it replaced as a version). */
+  resolve?: 'here' | 'server' | 'both'
 }
 
 /** `up` and `down` make one side like the other; `both` (sync --watch) sends each side's changes
@@ -149,6 +153,24 @@ export async function syncFolder (direction: SyncDirection, localDir: string, pr
     }
   })
 
+  /** Two versions of `path`, one each side, both changed: as `options.resolve` says, else a conflict. */
+  const settle = (path: string, here: LocalFile, there: RemoteFile, reason: string) => {
+    if (options.resolve === 'here') upload(path, here, { 'if-match': there.etag })
+    else if (options.resolve === 'server') download(path, there)
+    else if (options.resolve === 'both') {
+      const dot = path.lastIndexOf('.') > path.lastIndexOf('/') + 1 ? path.lastIndexOf('.') : path.length
+      const beside = `${path.slice(0, dot)} (server)${path.slice(dot)}`
+      plan.push({
+        path: beside, kind: 'downloaded', bytes: there.size,
+        act: async () => {
+          await transport.download(prefix + path, join(localDir, beside))
+          summary.downloaded.push(beside)
+        }
+      })
+      upload(path, here, { 'if-match': there.etag })
+    } else conflict(path, reason)
+  }
+
   if (direction === 'both') {
     const paths = new Set([...local.keys(), ...[...remote.keys()].map((key) => key.slice(prefix.length)), ...Object.keys(recorded)])
     for (const path of paths) {
@@ -162,8 +184,8 @@ export async function syncFolder (direction: SyncDirection, localDir: string, pr
       if (here && there) {
         if (!changedHere && !changedThere) summary.unchanged++
         else if (!last && await sameContent(path, there)) { await remember(path, there.etag, here); summary.unchanged++ }
-        else if (!last) conflict(path, 'exists here and on the server with other content, and was never synced; both kept as they are')
-        else if (changedHere && changedThere) conflict(path, 'changed here and on the server since the last sync; both kept as they are')
+        else if (!last) settle(path, here, there, 'exists here and on the server with other content, and was never synced; both kept as they are (--resolve here|server|both settles it)')
+        else if (changedHere && changedThere) settle(path, here, there, 'changed here and on the server since the last sync; both kept as they are (--resolve here|server|both settles it)')
         else if (changedHere) upload(path, here, { 'if-match': last.etag })
         else download(path, there)
       } else if (here) {
@@ -186,9 +208,10 @@ export async function syncFolder (direction: SyncDirection, localDir: string, pr
       const there = remoteOf(path)
       const last = recorded[path]
       if (there && unchangedLocally(path, file) && last.etag === there.etag) { summary.unchanged++; continue }
-      if (there && unchangedLocally(path, file)) { conflict(path, 'changed on the server since the last sync; not uploaded (sync down to get it)'); continue }
+      if (there && unchangedLocally(path, file)) { settle(path, file, there, 'changed on the server since the last sync; not uploaded (sync down to get it, or --resolve here|server|both)'); continue }
       if (there && !last && await sameContent(path, there)) { await remember(path, there.etag, file); summary.unchanged++; continue }
-      if (there && !last) { conflict(path, 'exists on the server with other content, and was never synced from here'); continue }
+      if (there && !last) { settle(path, file, there, 'exists on the server with other content, and was never synced from here (--resolve here|server|both settles it)'); continue }
+      if (there && last && last.etag !== there.etag) { settle(path, file, there, 'changed here and on the server since the last sync; not uploaded (--resolve here|server|both settles it)'); continue }
       // Only over the version last seen, or only where nothing is: never blindly.
       upload(path, file, last && there ? { 'if-match': last.etag } : { 'if-none-match': '*' })
     }
@@ -204,10 +227,10 @@ export async function syncFolder (direction: SyncDirection, localDir: string, pr
       const here = local.get(path)
       const last = recorded[path]
       if (here && unchangedLocally(path, here) && last.etag === file.etag) { summary.unchanged++; continue }
-      if (here && last && !unchangedLocally(path, here) && last.etag !== file.etag) { conflict(path, 'changed here and on the server since the last sync; kept as it is here'); continue }
+      if (here && last && !unchangedLocally(path, here) && last.etag !== file.etag) { settle(path, here, file, 'changed here and on the server since the last sync; kept as it is here (--resolve here|server|both settles it)'); continue }
       if (here && last && !unchangedLocally(path, here)) { conflict(path, 'changed here since the last sync; not replaced (sync up to send it)'); continue }
       if (here && !last && await sameContent(path, file)) { await remember(path, file.etag); summary.unchanged++; continue }
-      if (here && !last) { conflict(path, 'exists here with other content, and was never synced from the server'); continue }
+      if (here && !last) { settle(path, here, file, 'exists here with other content, and was never synced from the server (--resolve here|server|both settles it)'); continue }
       download(path, file)
     }
     if (options.delete) {

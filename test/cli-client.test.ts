@@ -693,3 +693,37 @@ t.test('help per command; counts in words; a failure in JSON with --json; versio
   t.match(taken.stderr, /elsewhere with --to PATH/)
   t.match((await cli(['trash'])).stdout, / purged on \d{4}-/)
 })
+
+t.test('sync --resolve settles a file changed on both sides: here sends this side\'s, server fetches the server\'s, both keeps both', async (t) => {
+  const { url, home, cli, apiKey } = await setup(t)
+  t.equal((await cli(['login', '--url', url, '--api-key', apiKey])).code, 0)
+  const remote = async (path: string) => (await cli(['get', path])).stdout
+  /** A folder synced to `prefix`, then its f.txt changed on both sides. */
+  const conflicted = async (prefix: string) => {
+    const here = join(home, prefix)
+    await mkdir(here)
+    await writeFile(join(here, 'f.txt'), 'first')
+    t.equal((await cli(['sync', here, prefix])).code, 0)
+    await writeFile(join(home, 'server.txt'), 'on the server')
+    t.equal((await cli(['put', join(home, 'server.txt'), `${prefix}/f.txt`])).code, 0)
+    await writeFile(join(here, 'f.txt'), 'here')
+    return here
+  }
+
+  const left = await conflicted('left')
+  const refused = await cli(['sync', left, 'left', '--json'])
+  t.equal(refused.code, 1, 'without --resolve, a conflict')
+  t.match(JSON.parse(refused.stdout).conflicts, [{ path: 'f.txt', reason: /^changed here and on the server since the last sync.*--resolve here\|server\|both/ }], 'which says how to settle it')
+  t.equal((await cli(['sync', left, 'left', '--resolve', 'here'])).code, 0)
+  t.equal(await remote('left/f.txt'), 'here', 'here: this side\'s is sent')
+
+  const right = await conflicted('right')
+  t.equal((await cli(['sync', right, 'right', '--resolve', 'server'])).code, 0)
+  t.equal(await readFile(join(right, 'f.txt'), 'utf8'), 'on the server', 'server: the server\'s is fetched')
+
+  const both = await conflicted('both')
+  t.equal((await cli(['sync', both, 'both', '--resolve', 'both'])).code, 0)
+  t.equal(await remote('both/f.txt'), 'here', 'both: this side\'s is sent')
+  t.equal(await readFile(join(both, 'f (server).txt'), 'utf8'), 'on the server', 'and the server\'s is kept beside it here')
+  t.equal((await cli(['sync', both, 'both', '--resolve', 'sideways'])).code, 2)
+})
