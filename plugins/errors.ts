@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { STATUS_CODES, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { resourceMetadataOf } from './identity.js'
+import { isFileMediaType } from '../schemas/files.js'
 import { isRetriedSoon, RangeNotSatisfiableError, RETRY_AFTER_SECONDS, TooManyAttemptsError } from '../errors.js'
 
 /** The one body of every 401 (whatever method failed): what the request lacks, not why it failed. */
@@ -51,14 +52,20 @@ export function schemaErrorFormatter (errors: SchemaError[], dataVar: string): E
   return new Error(said[error.keyword]?.() ?? `${named} is not valid${takes}`)
 }
 
-const CLEARER: Record<string, string> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'this route takes a JSON body (Content-Type: application/json): a file\'s own type goes in its contentType field, or send the file itself to /api/raw/{path}'
+/** Fastify's own refusals, in words: a Content-Type no parser takes is either not a media type at
+ *  all, or a media type sent to a route that takes JSON. */
+function clearerOf (error: FastifyError, request: FastifyRequest): string | undefined {
+  if (error.code !== 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return undefined
+  const given = request.headers['content-type']
+  return typeof given === 'string' && isFileMediaType(given)
+    ? 'this route takes a JSON body (Content-Type: application/json): a file\'s own type goes in its contentType field, or send the file itself to /api/raw/{path}'
+    : 'Content-Type must be a media type such as text/markdown'
 }
 
 /** One place maps every thrown error to `{error}` and a status; 5xx internals stay in the log. */
 export function errorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const status = error.statusCode ?? 500
-  const message = CLEARER[error.code] ?? error.message
+  const message = clearerOf(error, request) ?? error.message
   // Nobody reads this answer; an operator (and a test) learns here that the request is over.
   if (request.raw.socket?.destroyed) request.log.info({ statusCode: status, reason: message }, 'request ended after the client left')
   // A refusal before the body was read whole (413, 412, 401, 507, 503): the rest is not worth reading.
