@@ -36,7 +36,7 @@ export function servedAs (contentType: string, path: string): { contentType: str
 }
 
 /** What user content may do in a browser: nothing but show itself. */
-export const SANDBOX_POLICY = "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'"
+const SANDBOX_POLICY = "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'"
 
 /**
  * The headers of a raw answer. User content shares the API's origin, so it may never run there:
@@ -44,12 +44,22 @@ export const SANDBOX_POLICY = "sandbox; default-src 'none'; img-src 'self'; medi
  */
 export function sendRawHeaders (reply: FastifyReply, file: ObjectMeta, path: string) {
   sendValidators(reply, file)
-  const served = servedAs(file.contentType, path)
-  reply.header('content-type', served.contentType)
   reply.header('accept-ranges', 'bytes')
+  sendServedAs(reply, file.contentType, path)
+}
+
+/**
+ * User content's type as a browser may take it, wherever it is answered (the raw routes, S3's
+ * GetObject): `servedAs`'s type, no sniffing, a sandbox, and `attachment` unless inert; `disposition`
+ * is one the client asked for, kept when the type is inert or it is an attachment already.
+ */
+export function sendServedAs (reply: FastifyReply, contentType: string, path: string, disposition?: string) {
+  const served = servedAs(contentType, path)
+  reply.header('content-type', served.contentType)
   reply.header('x-content-type-options', 'nosniff')
   reply.header('content-security-policy', SANDBOX_POLICY)
-  if (served.disposition) reply.header('content-disposition', served.disposition)
+  if (served.disposition && !disposition?.trim().toLowerCase().startsWith('attachment')) reply.header('content-disposition', served.disposition)
+  else if (disposition !== undefined) reply.header('content-disposition', disposition)
 }
 
 /** The bytes of `file.body` as they go out: 206 with Content-Range for a range, else 200. */

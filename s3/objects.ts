@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { SANDBOX_POLICY, sendBody, servedAs } from '../http/file-answers.js'
+import { sendBody, sendServedAs } from '../http/file-answers.js'
 import { isFileMediaType } from '../schemas/files.js'
 import type { Owner } from '../db/usage.js'
 import { BadRequestError, NotFoundError, PayloadTooLargeError } from '../errors.js'
@@ -41,16 +41,11 @@ export function sendObjectHeaders (reply: FastifyReply, file: ObjectMeta, key: s
   }
   const askedType = asked.get('content-type')
   if (askedType !== undefined && !isFileMediaType(askedType)) throw invalidArgument('response-content-type is not a media type')
-  const served = servedAs(askedType ?? file.contentType, key)
   reply.header('etag', file.etag)
   reply.header('last-modified', httpDate(file.lastModified))
   reply.header('accept-ranges', 'bytes')
-  for (const [header, value] of asked) reply.header(header, value)
-  reply.header('content-type', served.contentType)
-  reply.header('x-content-type-options', 'nosniff')
-  reply.header('content-security-policy', SANDBOX_POLICY)
-  const disposition = asked.get('content-disposition')
-  if (served.disposition && !disposition?.trim().toLowerCase().startsWith('attachment')) reply.header('content-disposition', served.disposition)
+  for (const [header, value] of asked) if (header !== 'content-type' && header !== 'content-disposition') reply.header(header, value)
+  sendServedAs(reply, askedType ?? file.contentType, key, asked.get('content-disposition'))
 }
 
 /** The Content-Type a write gives its object: a media type, as the file API takes them (400 otherwise). */
