@@ -1,6 +1,6 @@
 export { buildApp, stowageOptions, REDACTED_PATHS, type BuildOptions, type LogStream, type StowageApp } from './app.js'
 export { stowage, type StowageOptions } from './plugins/stowage.js'
-export type { StowageDecorators } from './plugins/decorators.js'
+export type { StowageDecorators } from './http/decorators.js'
 export { ConfigError, ConfigSchema, loadConfig, type Config, type Env } from './config.js'
 
 export { authPlugin, acceptCaller, bearerToken, type AuthPluginOptions, type Authenticator, type Caller } from './plugins/auth.js'

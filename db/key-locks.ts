@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { isPostgres } from './dialect.js'
-import { compareKeys } from '../storage/object-store.js'
+import { compareKeys } from '../objects.js'
 
 /** Runs `publish` with no other publisher of the key (or of any of the keys: a move holds both) inside. */
 export type Exclusive = <T>(key: string | readonly string[], publish: () => Promise<T>) => Promise<T>

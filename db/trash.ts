@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely'
-import type { NewestFirstCursor } from '../storage/newest-first.js'
+import type { NewestFirstCursor } from '../objects.js'
 import type { Database, TrashTable } from './types.js'
 
 /** A deleted file, kept in the store at `objectKey` until it expires. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { ExpressionBuilder, Kysely } from 'kysely'
-import type { Preconditions, StagedState } from '../storage/object-store.js'
+import type { Preconditions, StagedState } from '../objects.js'
 import type { Database } from './types.js'
 
 /** A resumable upload as the database keeps it between its requests. */

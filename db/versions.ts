@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely'
-import type { NewestFirstCursor } from '../storage/newest-first.js'
+import type { NewestFirstCursor } from '../objects.js'
 import type { Database, VersionsTable } from './types.js'
 
 /** A file's replaced content, kept in the store at `objectKey` (outside every user's prefix). */

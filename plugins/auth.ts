@@ -9,8 +9,8 @@ import { forgetEndedFailures, sharedFailureLimit } from '../db/auth-failures.js'
 import { isPostgres } from '../db/dialect.js'
 import { inProcessFailureLimit, type FailureLimiterOptions } from '../limits.js'
 import { DeviceCodeWaitingError } from '../identity/signin.js'
-import { sweepEvery } from './sweep.js'
-import { decorateStowage, stowageOf } from './decorators.js'
+import { sweepEvery } from '../http/sweep.js'
+import { decorateStowage, stowageOf } from '../http/decorators.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -4,8 +4,8 @@ import { isPostgres } from '../db/dialect.js'
 import { createListeningBell, createLocalBell } from '../storage/change-bell.js'
 import { createJournal } from '../storage/changes.js'
 import { DEFAULT_CHANGES_RETENTION_DAYS } from '../defaults.js'
-import { decorateStowage, stowageOf } from './decorators.js'
-import { sweepEvery } from './sweep.js'
+import { decorateStowage, stowageOf } from '../http/decorators.js'
+import { sweepEvery } from '../http/sweep.js'
 
 export interface ChangesPluginOptions {
   /** How long journal entries are kept (30 days by default); a cursor older than that is 410. */

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import { openDatabase, type DialectOptions } from '../db/dialect.js'
 import { migrateToLatest } from '../db/migrations.js'
 import type { Database } from '../db/types.js'
-import { decorateStowage } from './decorators.js'
+import { decorateStowage } from '../http/decorators.js'
 
 export interface DbPluginOptions extends Omit<DialectOptions, 'log'> {
   /** `sqlite:<path>`, `sqlite::memory:` or `postgres://…`; or a Kysely instance of the host's, which

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { ping } from '../db/migrations.js'
 import type { HealthReport } from '../schemas/health.js'
-import { decorateStowage, stowageOf } from './decorators.js'
+import { decorateStowage, stowageOf } from '../http/decorators.js'
 
 type CheckResult = 'ok' | 'failing'
 

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { createOrganizationRepository } from '../db/organizations.js'
 import { createIdentityService, type IdentityOptions } from '../identity/service.js'
 import { baseUrlOf } from '../routes/base-url.js'
-import { decorateStowage, stowageOf } from './decorators.js'
+import { decorateStowage, stowageOf } from '../http/decorators.js'
 
 export type IdentityPluginOptions = IdentityOptions
 

@@ -3,7 +3,7 @@ import { createApiKeyRepository } from '../db/api-keys.js'
 import { sharedFailureLimit } from '../db/auth-failures.js'
 import { isPostgres } from '../db/dialect.js'
 import { createKeyService, type KeyServiceOptions } from '../keys/service.js'
-import { decorateStowage, stowageOf } from './decorators.js'
+import { decorateStowage, stowageOf } from '../http/decorators.js'
 
 export type KeysPluginOptions = Omit<KeyServiceOptions, 'repository' | 'onThrottled' | 'failureLimit'>
 

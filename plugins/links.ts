@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import { sharedSecret } from '../db/settings.js'
 import { createLinkSigner } from '../storage/links.js'
-import { decorateStowage, stowageOf } from './decorators.js'
+import { decorateStowage, stowageOf } from '../http/decorators.js'
 
 export interface LinksPluginOptions {
   /** The signing secret of links Stowage serves; else one made at random and kept in the database. */

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyRequest } from 'fastify'
 import type { Metrics } from '../metrics/metrics.js'
-import { decorateStowage } from './decorators.js'
+import { decorateStowage } from '../http/decorators.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin'
 import { createS3CredentialRepository } from '../db/s3-credentials.js'
 import { createS3Credentials } from '../s3/credentials.js'
 import { createSealer } from '../s3/sealed.js'
-import { decorateStowage, stowageOf } from './decorators.js'
+import { decorateStowage, stowageOf } from '../http/decorators.js'
 
 export interface S3CredentialsPluginOptions {
   /** 32 bytes in base64 (S3_CREDENTIALS_KEY), the same on every instance; without it there are no S3 credentials. */

@@ -12,8 +12,8 @@ import { createStore, type StorageOptions } from '../storage/store.js'
 import {
   DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_VERSION_RETENTION_DAYS
 } from '../defaults.js'
-import { decorateStowage, stowageOf } from './decorators.js'
-import { sweepEvery } from './sweep.js'
+import { decorateStowage, stowageOf } from '../http/decorators.js'
+import { sweepEvery } from '../http/sweep.js'
 
 export type StoragePluginOptions = StorageOptions
 

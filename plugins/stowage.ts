@@ -50,8 +50,8 @@ import { createMetrics, type Metrics } from '../metrics/metrics.js'
 import { dialectName, poolStats } from '../db/dialect.js'
 import { observeWithAll } from '../identity/http.js'
 import { createSpans } from '../tracing/spans.js'
-import { createObservers } from './observers.js'
-import { stowageOf } from './decorators.js'
+import { createObservers } from '../metrics/observers.js'
+import { stowageOf } from '../http/decorators.js'
 import { DEFAULT_BCRYPT_COST, DEFAULT_KEY_PREFIX, DEFAULT_LINK_MAX_SECONDS, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 
 export interface StowageOptions {

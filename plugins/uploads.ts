@@ -6,8 +6,8 @@ import { createUploadLeases, createUploadRepository, type UploadLease } from '..
 import { isStowageError } from '../errors.js'
 import { deadline } from '../limits.js'
 import { StagedUploadStore } from '../storage/tus-store.js'
-import { decorateStowage, stowageOf } from './decorators.js'
-import { sweepEvery } from './sweep.js'
+import { decorateStowage, stowageOf } from '../http/decorators.js'
+import { sweepEvery } from '../http/sweep.js'
 
 export interface UploadsPluginOptions {
   /** How long an unfinished upload is kept, from its creation. */

@@ -7,9 +7,9 @@ import { createDavLocks } from '../webdav/locks.js'
 import { davMethods } from '../webdav/methods.js'
 import { MOUNT } from '../webdav/paths.js'
 import { errorXml } from '../webdav/xml.js'
-import { stowageOf } from './decorators.js'
+import { stowageOf } from '../http/decorators.js'
 import { errorHandler } from './errors.js'
-import { sweepEvery } from './sweep.js'
+import { sweepEvery } from '../http/sweep.js'
 
 export interface WebdavRoutesOptions {
   uploadMemory?: ByteBudget

@@ -2,8 +2,8 @@ import fp from 'fastify-plugin'
 import { createWebhookRepository } from '../db/webhooks.js'
 import { createDeliverer, type DelivererOptions } from '../webhooks/deliverer.js'
 import { createWebhooks } from '../webhooks/service.js'
-import { decorateStowage, stowageOf } from './decorators.js'
-import { sweepEvery } from './sweep.js'
+import { decorateStowage, stowageOf } from '../http/decorators.js'
+import { sweepEvery } from '../http/sweep.js'
 
 export interface WebhooksPluginOptions extends Partial<Pick<DelivererOptions, 'retryDelaysMs' | 'timeoutMs' | 'pollMs' | 'concurrency' | 'onOutcome'>> {
   /** Webhooks may point at loopback, private and link-local addresses (a receiver beside the service). Off by default. */

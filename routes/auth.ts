@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { DeviceAuthorization, ProtectedResource, RefreshBody, StorageLocation, TokenBody, TokenSet } from '../schemas/auth.js'
 import { NotFoundError } from '../errors.js'
 import { resourceMetadataOf } from '../plugins/identity.js'
-import { stowageOf } from '../plugins/decorators.js'
+import { stowageOf } from '../http/decorators.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { stowageOf } from '../plugins/decorators.js'
+import { stowageOf } from '../http/decorators.js'
 import { ChangeCursor, ChangeList, ChangesQuery } from '../schemas/changes.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { DOCUMENTED } from '../schemas/openapi.js'

@@ -4,7 +4,7 @@ import fastifyStatic from '@fastify/static'
 import { Type, type Static } from '@sinclair/typebox'
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { isStowageError, ServiceUnavailableError } from '../errors.js'
-import { stowageOf } from '../plugins/decorators.js'
+import { stowageOf } from '../http/decorators.js'
 import { PkceValue } from '../schemas/auth.js'
 import { baseUrlOf } from './base-url.js'
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { stowageOf } from '../plugins/decorators.js'
+import { stowageOf } from '../http/decorators.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FolderBody, FolderMade, FolderPathParams } from '../schemas/folders.js'
 import { DOCUMENTED } from '../schemas/openapi.js'

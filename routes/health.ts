@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { DOCUMENTED } from '../schemas/openapi.js'
-import { stowageOf } from '../plugins/decorators.js'
+import { stowageOf } from '../http/decorators.js'
 import { answer, errorResponses } from '../schemas/common.js'
 import { Health, HealthQuery } from '../schemas/health.js'
 

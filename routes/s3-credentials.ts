@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { ServiceUnavailableError } from '../errors.js'
-import { stowageOf } from '../plugins/decorators.js'
+import { stowageOf } from '../http/decorators.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { S3CredentialBody, S3CredentialList, S3CredentialMade, S3CredentialParams, S3Session } from '../schemas/s3-credentials.js'

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { NotFoundError } from '../errors.js'
-import { stowageOf } from '../plugins/decorators.js'
+import { stowageOf } from '../http/decorators.js'
 import { DOCUMENTED, RAW_FILE_HEADERS } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { FileWritten } from '../schemas/files.js'

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { parentKeyOf } from '../keys/service.js'
 import { Type } from '@sinclair/typebox'
-import { stowageOf } from '../plugins/decorators.js'
+import { stowageOf } from '../http/decorators.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { DeliveryList, WebhookBody, WebhookList, WebhookMade, WebhookParams } from '../schemas/webhooks.js'

@@ -242,7 +242,9 @@ export async function copyObject (files: FileService, metadata: S3MetadataReposi
     return { LastModified: sourceFile.lastModified.toISOString(), ETag: sourceFile.etag }
   }
   const copied = await withKey(fromKey, () => files.copy(owner, pathOf(fromBucket, fromKey), pathOf(bucket, key), {
-    source: { ifMatch: [sourceFile.etag] }, destination: writePreconditions(request.headers)
+    source: { ifMatch: [sourceFile.etag] },
+    destination: writePreconditions(request.headers),
+    contentType: directive === 'REPLACE' ? contentTypeOf(request) : undefined
   }))
   await metadata.set(owner.userId, pathOf(bucket, key), copied.etag, kept)
   return { LastModified: new Date(copied.lastModified).toISOString(), ETag: copied.etag }

@@ -49,6 +49,11 @@ export interface TransferConditions {
   destination?: Preconditions
 }
 
+/** A copy's conditions, and the content type it takes instead of the source's (S3's REPLACE). */
+export interface CopyRequest extends TransferConditions {
+  contentType?: string
+}
+
 export interface WriteRequest {
   contentType?: string
   /** Defaults to maxUploadBytes. */
@@ -177,13 +182,13 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
 
   /** A copy by the store, answered as a write is, for the destination. Its room is the source's
    *  size, reserved before the copy; the version copied is pinned to the one measured. */
-  async function copy (owner: Owner, from: string, to: string, { source, destination }: TransferConditions = {}) {
+  async function copy (owner: Owner, from: string, to: string, { source, destination, contentType }: CopyRequest = {}) {
     const [fromKey, toKey] = transferKeys('copy', owner.userId, from, to)
     for (let attempt = 1; ; attempt++) {
       const current = await publisher.look(fromKey, source)
       if (!current) throw notFound(from)
       try {
-        const done = await withRoom(owner, current.size, (reservation) => publisher.copy(current, toKey, { preconditions: destination, reservation }))
+        const done = await withRoom(owner, current.size, (reservation) => publisher.copy(current, toKey, { preconditions: destination, contentType, reservation }))
         if (!done) throw notFound(from)
         return described(to, done)
       } catch (error) {

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { BadRequestError, PreconditionFailedError } from '../errors.js'
 import {
   compareKeys, limitBytes, resolveRange,
-  type Bytes, type ListOptions, type ListPage, type ObjectMeta, type ObjectRead, type ObjectStore, type RangeRequest, type StagedObject
+  type Bytes, type CopyOptions, type ListOptions, type ListPage, type ObjectMeta, type ObjectRead, type ObjectStore, type RangeRequest, type StagedObject
 } from './object-store.js'
 import {
   bodyEtag, contentTypeOf, DIR_MODE, ETAG_AT, ETAG_BYTES, etagBytes, etagOf, FILE_MODE, hasEtagRoom, header, HEADER_BYTES, md5Etag, READ_CHUNK_BYTES, writeHashed
@@ -116,16 +116,23 @@ export function createFsStore (rootDir: string): ObjectStore {
    * object. A hard link, so that no byte is copied (objects are replaced by a rename, never written
    * in place); a copy (a reflink where the file system has them) where links are not allowed.
    */
-  async function copyToTemporary (key: string) {
+  async function copyToTemporary (key: string, contentType?: string) {
     const source = locate(key).file
     let copied
-    let linked = true
+    // A new content type is written into the copy's header: a link would write it into the source's.
+    let linked = contentType === undefined
     try {
-      copied = await temporary((path) => link(source, path).catch((error) => {
-        if (!['EPERM', 'EXDEV', 'EMLINK', 'ENOTSUP'].includes(errorCode(error) ?? '')) throw error
-        linked = false
-        return copyFile(source, path, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE)
-      }))
+      copied = await temporary(async (path) => {
+        if (linked) {
+          try {
+            return await link(source, path)
+          } catch (error) {
+            if (!['EPERM', 'EXDEV', 'EMLINK', 'ENOTSUP'].includes(errorCode(error) ?? '')) throw error
+            linked = false
+          }
+        }
+        return await copyFile(source, path, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE)
+      })
     } catch (error) {
       if (isMissing(error)) return undefined
       throw error
@@ -139,7 +146,8 @@ export function createFsStore (rootDir: string): ObjectStore {
         etag = await bodyEtag(handle)
         if (hasEtagRoom(buffer)) await handle.write(etagBytes(etag), 0, ETAG_BYTES, ETAG_AT)
       }
-      return { path: copied.path, etag, size: size - HEADER_BYTES, contentType: contentTypeOf(buffer), linked }
+      if (contentType !== undefined) await handle.write(header(contentType), 0, ETAG_AT, 0)
+      return { path: copied.path, etag, size: size - HEADER_BYTES, contentType: contentType ?? contentTypeOf(buffer), linked }
     } catch (error) {
       await rm(copied.path, { force: true })
       throw error
@@ -360,8 +368,8 @@ export function createFsStore (rootDir: string): ObjectStore {
     staged: createStagedWrites(join(root, '.uploads'), (path, key, meta) => publishable(path, key, meta, false)),
 
     /** A copy of the file as it is now (a reflink where the file system has them): the version `source` names, or 412. */
-    async stageCopy (source: ObjectMeta, to: string) {
-      const copied = await copyToTemporary(source.key)
+    async stageCopy (source: ObjectMeta, to: string, { contentType }: CopyOptions = {}) {
+      const copied = await copyToTemporary(source.key, contentType)
       if (!copied) return undefined
       if (copied.etag !== source.etag) {
         await rm(copied.path, { force: true })

@@ -2,8 +2,9 @@
 // and id (the id breaks ties), given to the client as an opaque continuation token.
 import { BadRequestError } from '../errors.js'
 
-/** Where a page ends: the last row's time (ISO 8601) and id; the next page starts after it. */
-export interface NewestFirstCursor { at: string, id: string }
+import type { NewestFirstCursor } from '../objects.js'
+
+export type { NewestFirstCursor }
 
 export function decodeCursor (token: string | undefined): NewestFirstCursor | undefined {
   if (token === undefined) return undefined

@@ -1,5 +1,8 @@
 import type { Readable } from 'node:stream'
+import { compareKeys, type Preconditions, type StagedState } from '../objects.js'
 import { dependencyUnavailable, isProgrammingError, isStowageError, PayloadTooLargeError, RangeNotSatisfiableError } from '../errors.js'
+
+export { compareKeys, type Preconditions, type StagedState }
 
 export interface ObjectInfo {
   key: string
@@ -29,10 +32,9 @@ export interface ObjectRead extends ObjectMeta {
   range?: ByteRange
 }
 
-/** If-Match and If-None-Match of a write, as lists of quoted ETags or `*`. */
-export interface Preconditions {
-  ifMatch?: string[]
-  ifNoneMatch?: string[]
+
+export interface CopyOptions {
+  contentType?: string
 }
 
 export interface StageOptions {
@@ -79,8 +81,6 @@ export interface PresignRequest {
   served: { contentType: string, disposition?: string }
 }
 
-/** A staged write's progress between its pieces: plain JSON, kept by the caller (in the database). */
-export type StagedState = Record<string, unknown>
 
 export interface StagedPosition {
   /** Bytes stored so far: where this piece begins. */
@@ -143,8 +143,9 @@ export interface ObjectStore {
   stage (key: string, body: Bytes, options: StageOptions): Promise<StagedObject>
   /** A copy of `source`, made inside the store (no byte passing through the instance), to publish at
    *  `to`. Its publish fails with PreconditionFailedError when the object at `source.key` is no longer
-   *  the version `source` describes. Undefined when there is no object at `source.key`. */
-  stageCopy (source: ObjectMeta, to: string): Promise<StagedObject | undefined>
+   *  the version `source` describes. Undefined when there is no object at `source.key`. The copy
+   *  keeps the source's content type unless `contentType` gives another. */
+  stageCopy (source: ObjectMeta, to: string, options?: CopyOptions): Promise<StagedObject | undefined>
   /** Renames the object `source` names to `to`, replacing what stands there, when the store can do so
    *  at once (fs); undefined when it is gone. Without it, a move is a copy and a delete. */
   rename? (source: ObjectMeta, to: string): Promise<ObjectMeta | undefined>
@@ -162,10 +163,6 @@ export interface ObjectStore {
   /** Prepares the store before first use (the fs driver: folders, layout, leftovers). */
   open? (): Promise<void>
   close? (): Promise<void>
-}
-
-export function compareKeys (a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
 }
 
 /** Where a page ends: its greatest entry, an object or a folder (the next page starts after it). */

@@ -2,7 +2,7 @@ import { directly, type Exclusive, type KeyLocks } from '../db/key-locks.js'
 import type { UsageChange } from '../db/usage.js'
 import { PreconditionFailedError } from '../errors.js'
 import { checkPreconditions, hasPreconditions } from './conditional.js'
-import type { Bytes, ObjectMeta, ObjectStore, Preconditions, StagedObject, StagedPosition, StagedState } from './object-store.js'
+import type { Bytes, CopyOptions, ObjectMeta, ObjectStore, Preconditions, StagedObject, StagedPosition, StagedState } from './object-store.js'
 
 /** Whose usage a key counts in, and as what; undefined for a key no one's usage holds. */
 export type AccountOf = (key: string) => { userId: string, counts: 'file' | 'trash' | 'version' } | undefined
@@ -197,8 +197,8 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
      * A copy made by the store of `source` (the version the caller measured: a source changed since
      * is 412, with no file published), published at `to` as a write is.
      */
-    async copy (source: ObjectMeta, to: string, { preconditions, ...settlement }: Omit<TransferOptions, 'sourcePreconditions'> & Settlement = {}) {
-      const staged = await store.stageCopy(source, to)
+    async copy (source: ObjectMeta, to: string, { preconditions, contentType, ...settlement }: Omit<TransferOptions, 'sourcePreconditions'> & CopyOptions & Settlement = {}) {
+      const staged = await store.stageCopy(source, to, { contentType })
       if (!staged) return undefined
       return publish(to, staged, { preconditions, ...settlement })
     },

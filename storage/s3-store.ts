@@ -9,7 +9,7 @@ import { PassThrough, Transform, type Readable } from 'node:stream'
 import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
   compareKeys, limitBytes, resolveRange,
-  type ByteRange, type Bytes, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore, type PresignRequest, type RangeRequest,
+  type ByteRange, type Bytes, type CopyOptions, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore, type PresignRequest, type RangeRequest,
   type StagedObject, type StageOptions
 } from './object-store.js'
 import { firstPart, PART_BUFFERS, partsOf, partWindow, slicesOf } from './s3-parts.js'
@@ -201,26 +201,27 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
   }
 
   /** A copy made by the store when published: CopyObject of the version `source` names. */
-  function copyObject (source: ObjectMeta, to: string): StagedObject {
+  function copyObject (source: ObjectMeta, to: string, contentType?: string): StagedObject {
     return {
       async publish () {
         const answer = await client.send(new CopyObjectCommand({
-          Bucket: bucket, Key: to, CopySource: copySource(bucket, source.key), CopySourceIfMatch: source.etag, MetadataDirective: 'COPY'
+          Bucket: bucket, Key: to, CopySource: copySource(bucket, source.key), CopySourceIfMatch: source.etag,
+          ...(contentType === undefined ? { MetadataDirective: 'COPY' } : { MetadataDirective: 'REPLACE', ContentType: contentType })
         }), copyDeadline(source.size)).catch((error) => {
           if (isNotFound(error) || storeRefusal(error) !== error) throw new PreconditionFailedError('the file changed while it was copied')
           throw error
         })
         const copied = answer.CopyObjectResult
-        return { ...source, key: to, etag: copied?.ETag ?? source.etag, lastModified: copied?.LastModified ?? new Date() }
+        return { ...source, key: to, etag: copied?.ETag ?? source.etag, lastModified: copied?.LastModified ?? new Date(), contentType: contentType ?? source.contentType }
       },
       async discard () {}
     }
   }
 
   /** An object larger than CopyObject takes, copied in parts (UploadPartCopy) now, and completed when published. */
-  async function copyInParts (source: ObjectMeta, to: string): Promise<StagedObject> {
+  async function copyInParts (source: ObjectMeta, to: string, contentType = source.contentType): Promise<StagedObject> {
     const copyFrom = { Bucket: bucket, Key: to, CopySource: copySource(bucket, source.key), CopySourceIfMatch: source.etag }
-    const uploadId = await multipart.create(to, source.contentType)
+    const uploadId = await multipart.create(to, contentType)
     try {
       const parts: CompletedPart[] = []
       const window = partWindow()
@@ -232,7 +233,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
           copyDeadline(end - start + 1)).then((answer) => { parts[PartNumber - 1].ETag = answer.CopyPartResult?.ETag }))
       }
       await window.drain()
-      return multipartObject(to, uploadId, parts, source.size, source.contentType)
+      return multipartObject(to, uploadId, parts, source.size, contentType)
     } catch (error) {
       await abortUpload(to, uploadId)
       if (isNotFound(error) || storeRefusal(error) !== error) throw new PreconditionFailedError('the file changed while it was copied')
@@ -418,7 +419,8 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
       return sendParts(key, all(), contentType)
     },
 
-    stageCopy: async (source: ObjectMeta, to: string) => source.size <= MAX_COPY_OBJECT_BYTES ? copyObject(source, to) : copyInParts(source, to),
+    stageCopy: async (source: ObjectMeta, to: string, { contentType }: CopyOptions = {}) =>
+      source.size <= MAX_COPY_OBJECT_BYTES ? copyObject(source, to, contentType) : copyInParts(source, to, contentType),
 
     async delete (key: string) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }), deadline())

@@ -84,6 +84,7 @@ for (const driver of ['fs', 's3'] as const) {
 
     const copied = await client.send(new CopyObjectCommand({ Bucket: 'photos', Key: 'copy.txt', CopySource: 'photos/a/b.txt' }))
     t.equal(copied.CopyObjectResult?.ETag, put.ETag)
+    t.equal((await client.send(new HeadObjectCommand({ Bucket: 'photos', Key: 'copy.txt' }))).ContentType, 'text/plain', 'a copy keeps its source\'s type')
     const v2 = await client.send(new ListObjectsV2Command({ Bucket: 'photos', Delimiter: '/' }))
     t.same(v2.Contents?.map(({ Key }) => Key), ['c.bin', 'copy.txt'])
     t.same(v2.CommonPrefixes?.map(({ Prefix }) => Prefix), ['a/'])
@@ -105,6 +106,10 @@ for (const driver of ['fs', 's3'] as const) {
     await client.send(new PutObjectCommand({ Bucket: 'journal', Key: 'j.txt', Body: 'j' }))
     const changes = (await app.inject({ url: `/api/changes?cursor=${cursor}`, headers: alice })).json()
     t.match(changes.changes, [{ op: 'put', key: 'journal/j.txt' }], 'a PutObject is journaled')
+    await client.send(new CopyObjectCommand({ Bucket: 'journal', Key: 'typed.md', CopySource: 'journal/j.txt', MetadataDirective: 'REPLACE', ContentType: 'text/markdown' }))
+    t.match(await client.send(new HeadObjectCommand({ Bucket: 'journal', Key: 'typed.md' })), { ContentType: 'text/markdown', ContentLength: 1 }, 'REPLACE takes the request\'s Content-Type')
+    t.equal((await client.send(new HeadObjectCommand({ Bucket: 'journal', Key: 'j.txt' }))).ContentType, 'application/octet-stream', 'the source keeps its own')
+    t.equal(await text((await client.send(new GetObjectCommand({ Bucket: 'journal', Key: 'typed.md' }))).Body), 'j')
 
     // Another user has a bucket of the same name, and never sees this one's.
     const bobMade = await app.inject({ method: 'POST', url: '/api/s3-credentials', headers: bearer(idp.token({ sub: `s3-bob-${driver}` })) })

@@ -71,6 +71,17 @@ for (const [name, create] of Object.entries(drivers)) {
       t.equal(object?.size, 5)
     })
 
+    t.test('a copy keeps its source\'s content type, or takes the one it is given; the source keeps its own', async (t) => {
+      const source = await putBytes(store, base + 'typed/a.txt', Buffer.from('typed'), 'text/plain')
+      await store.copy(source, base + 'typed/kept.txt')
+      await store.copy(source, base + 'typed/b.md', { contentType: 'text/markdown' })
+      t.match(await getBytes(store, base + 'typed/kept.txt'), { contentType: 'text/plain', etag: source.etag })
+      const retyped = await getBytes(store, base + 'typed/b.md')
+      t.match(retyped, { contentType: 'text/markdown', etag: source.etag, size: 5 })
+      t.equal(retyped?.body.toString(), 'typed')
+      t.equal((await store.head(base + 'typed/a.txt'))?.contentType, 'text/plain')
+    })
+
     t.test('binary content is kept byte for byte', async (t) => {
       const bytes = Buffer.from(Array.from({ length: 256 }, (_, i) => i))
       await putBytes(store, base + 'bytes.bin', bytes, 'application/octet-stream')

@@ -3,9 +3,8 @@
 // after a 401, and turns a refusal into a message that says what a person can do about it. Only
 // byte bodies (a file read, a zip, tus uploads) are requests of their own, through the same fetch.
 
-import createClient from 'openapi-fetch'
-import type { components, paths } from './api-schema.js'
-import { refusal, serviceUrl } from './requests.js'
+import type { components } from './api-schema.js'
+import { refusal, serviceClient, serviceUrl } from './requests.js'
 import type { Tokens } from './tokens.js'
 
 type Schemas = components['schemas']
@@ -30,7 +29,7 @@ export function createApi (tokens: Tokens) {
     if (!response.ok) throw refusal(response.status, await response.text().catch(() => ''), response.statusText)
     return response
   }
-  const client = createClient<paths>({ baseUrl: serviceUrl('').href.replace(/\/$/, ''), fetch: sessionFetch })
+  const client = serviceClient(sessionFetch)
   /** What an answer that sessionFetch let through holds: it threw for every refusal. */
   const dataOf = async <T>(call: Promise<{ data?: T }>) => (await call).data as T
   const bytes = (path: string, init?: RequestInit) => sessionFetch(new Request(serviceUrl(path), init))

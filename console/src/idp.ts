@@ -1,8 +1,8 @@
 // Sign-in through the identity provider: authorization code with PKCE (S256). The page makes the
 // verifier and `state`, keeps them in this tab until the provider sends the person back to
 // `callback`, and has the service exchange the code (the service is the OAuth client).
-import { postJson, refusal, serviceUrl } from './requests.js'
-import { sessionOf, type TokenSet } from './tokens.js'
+import { ApiError, serviceClient } from './requests.js'
+import { sessionOf } from './tokens.js'
 import type { Session } from './session.js'
 
 const PENDING = 'stowage.sign-in'
@@ -35,8 +35,8 @@ export async function finishSignIn (): Promise<{ session: Session, returnTo: str
   if (error) throw new Error(`The sign-in did not work: ${query.get('error_description') ?? error}.`)
   const code = query.get('code')
   if (!pending || !code || query.get('state') !== pending.state) throw new Error('This sign-in was not started in this tab: sign in again.')
-  const answer = await fetch(serviceUrl('api/auth/token'), postJson({ code, codeVerifier: pending.verifier, redirectUri: redirectUri() }))
-  if (answer.status === 401) throw new Error('The identity provider did not accept this sign-in: sign in again.')
-  if (!answer.ok) throw refusal(answer.status, await answer.text(), answer.statusText)
-  return { session: sessionOf(await answer.json() as TokenSet), returnTo: pending.returnTo }
+  const { data: tokens, error: refused, response } = await serviceClient().POST('/api/auth/token', { body: { code, codeVerifier: pending.verifier, redirectUri: redirectUri() } })
+  if (response.status === 401) throw new Error('The identity provider did not accept this sign-in: sign in again.')
+  if (!tokens) throw new ApiError(response.status, (refused as { error?: string } | undefined)?.error ?? response.statusText)
+  return { session: sessionOf(tokens), returnTo: pending.returnTo }
 }

@@ -1,5 +1,7 @@
-// What every request of the page shares: where the service is, how a JSON body is sent, and what
-// a refusal says to a person.
+// What every request of the page shares: where the service is, the client typed by the service's
+// OpenAPI document, and what a refusal says to a person.
+import createClient from 'openapi-fetch'
+import type { paths } from './api-schema.js'
 
 /** What a status means to a person, when the answer's own words are not enough. */
 const ADVICE: Record<number, string> = {
@@ -27,5 +29,6 @@ export function refusal (status: number, body: string, fallback: string): ApiErr
 /** The service's URL for `path` (`api/…`), relative to where the console is mounted. */
 export const serviceUrl = (path: string) => new URL(`../${path}`, document.baseURI)
 
-/** A POST of `body` as JSON. */
-export const postJson = (body: unknown): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+/** The service's typed client: each call through `fetch` (the session's, for calls a token carries). */
+export const serviceClient = (fetch?: (request: Request) => Promise<Response>) =>
+  createClient<paths>({ baseUrl: serviceUrl('').href.replace(/\/$/, ''), fetch })

@@ -2,11 +2,12 @@
 // through the service before it expires, or once after a 401, by one refresh at a time (the
 // provider rotates refresh tokens and revokes the grant when an old one is used again).
 import type { SessionStore } from './session.js'
-import { postJson, serviceUrl } from './requests.js'
+import type { components } from './api-schema.js'
+import { serviceClient } from './requests.js'
 
 const RENEW_BEFORE_MS = 30_000
 
-export interface TokenSet { accessToken: string, refreshToken?: string, expiresIn?: number }
+export type TokenSet = components['schemas']['StowageTokenSet']
 
 export const sessionOf = (tokens: TokenSet) => ({
   method: 'idp' as const,
@@ -21,9 +22,8 @@ export function createTokens (sessions: SessionStore) {
   async function refresh (): Promise<string | undefined> {
     const session = sessions.get()
     if (session?.method !== 'idp' || !session.refreshToken) return undefined
-    const answer = await fetch(serviceUrl('api/auth/refresh'), postJson({ refreshToken: session.refreshToken })).catch(() => undefined)
-    if (!answer?.ok) return undefined
-    const tokens = await answer.json() as TokenSet
+    const tokens = (await serviceClient().POST('/api/auth/refresh', { body: { refreshToken: session.refreshToken } }).catch(() => undefined))?.data
+    if (!tokens) return undefined
     // A provider that does not rotate answers no refresh token: the one held stays good.
     sessions.set({ ...sessionOf(tokens), refreshToken: tokens.refreshToken ?? session.refreshToken })
     return tokens.accessToken

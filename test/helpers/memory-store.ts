@@ -63,10 +63,10 @@ export function createMemoryStore (): ObjectStore {
       return staged(key, Buffer.concat(chunks), contentType)
     },
 
-    async stageCopy (source, to) {
+    async stageCopy (source, to, { contentType } = {}) {
       const kept = objects.get(source.key)
       if (!kept) return undefined
-      return staged(to, kept.body, kept.meta.contentType, () => objects.get(source.key)?.meta.etag === source.etag)
+      return staged(to, kept.body, contentType ?? kept.meta.contentType, () => objects.get(source.key)?.meta.etag === source.etag)
     },
 
     async delete (key) {

@@ -1,6 +1,6 @@
 import { observeWithAll, type ObserveCall } from '../identity/http.js'
 import { isStowageError } from '../errors.js'
-import type { Metrics } from '../metrics/metrics.js'
+import type { Metrics } from './metrics.js'
 import type { ObjectStore } from '../storage/object-store.js'
 import type { Spans } from '../tracing/spans.js'
 
