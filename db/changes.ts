@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import { beginsWith, isPostgres } from './dialect.js'
 import type { ChangesTable, Database } from './types.js'
+import { applyNameChanges, type NameChange } from './names.js'
 import { queueDeliveries } from './webhooks.js'
 import { followDeadProperties } from './webdav.js'
 
@@ -51,10 +52,11 @@ export function createChangeRepository (db: Kysely<Database>) {
   const notifies = isPostgres(db)
   return {
     /**
-     * Journals a change and queues it for the user's webhooks, in one transaction; on PostgreSQL every
-     * instance hears of it when it commits. Resolves with how many deliveries were queued.
+     * Journals a change, applies it to the index of names and queues it for the user's webhooks, in
+     * one transaction; on PostgreSQL every instance hears of it when it commits. Resolves with how
+     * many deliveries were queued.
      */
-    async add (change: Omit<ChangeEntry, 'seq'>): Promise<number> {
+    async add (change: Omit<ChangeEntry, 'seq'>, names: NameChange[] = []): Promise<number> {
       const { userId, op, key, from, size, etag, contentType, at } = change
       return await db.transaction().execute(async (trx) => {
         // One journal writer at a time: entries commit in the order of their `seq`, so a reader
@@ -63,6 +65,7 @@ export function createChangeRepository (db: Kysely<Database>) {
         await trx.insertInto('changes').values({
           user_id: userId, op, key, from_key: from ?? null, size: size ?? null, etag: etag ?? null, content_type: contentType ?? null, at: at.toISOString()
         }).execute()
+        await applyNameChanges(trx, names)
         const queued = await queueDeliveries(trx, change)
         await followDeadProperties(trx, change)
         if (notifies) await sql`select pg_notify(${CHANGES_CHANNEL}, ${notificationPayload(userId, from === undefined ? [key] : [key, from])})`.execute(trx)

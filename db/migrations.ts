@@ -1,4 +1,4 @@
-import { Kysely, Migrator, sql, type Migration, type MigrationProvider } from 'kysely'
+import { Kysely, Migrator, sql, type ColumnDefinitionBuilder, type Migration, type MigrationProvider } from 'kysely'
 import { isPostgres } from './dialect.js'
 
 // Frozen: a landed migration is never edited; changes come as a new, later-named migration.
@@ -388,6 +388,47 @@ migrations['2026-12-02-key-lineage-and-swept-journals'] = {
       await db.schema.alterTable(table).dropColumn('expires_at').execute()
       await db.schema.alterTable(table).dropColumn('api_key_id').execute()
     }
+  }
+}
+
+migrations['2026-12-03-index-of-names'] = {
+  async up (db: Kysely<any>) {
+    // Keys compare as S3 lists them, by their UTF-8 bytes: SQLite's BINARY does; PostgreSQL's "C".
+    const byteOrder = (col: ColumnDefinitionBuilder) => isPostgres(db) ? col.modifyFront(sql`collate "C"`) : col
+    // A row per file and per folder under a user's root: a folder has a row while it was made on
+    // purpose (`made`: its marker stands in the store) or holds anything, so that one level is the
+    // rows of one `parent`.
+    await db.schema
+      .createTable('names')
+      .addColumn('key', 'text', (col) => byteOrder(col).primaryKey())
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('parent', 'text', (col) => byteOrder(col).notNull())
+      .addColumn('folder', 'integer', (col) => col.notNull())
+      .addColumn('made', 'integer', (col) => col.notNull())
+      .addColumn('size', 'bigint', (col) => col.notNull())
+      .addColumn('etag', 'varchar(64)')
+      .addColumn('content_type', 'text')
+      .addColumn('last_modified', 'varchar(32)')
+      .execute()
+    await db.schema.createIndex('names_parent').on('names').columns(['parent', 'key']).execute()
+    // Building the index from the store, a user at a time (`after`: the last key indexed); the row
+    // whose user_id is '' says every user to build has a row.
+    await db.schema
+      .createTable('name_builds')
+      .addColumn('user_id', 'varchar(128)', (col) => col.primaryKey())
+      .addColumn('after', 'text')
+      .addColumn('done', 'integer', (col) => col.notNull())
+      .addColumn('claimed_until', 'varchar(32)')
+      .execute()
+    // A database that has counted no one's files is a new deployment: there is nothing to build.
+    // Else the first start lists the store's users (storage/names.ts).
+    if ((await db.selectFrom('storage_usage').select('user_id').limit(1).execute()).length === 0) {
+      await db.insertInto('name_builds').values({ user_id: '', done: 1 }).execute()
+    }
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('name_builds').execute()
+    await db.schema.dropTable('names').execute()
   }
 }
 

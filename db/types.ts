@@ -219,6 +219,25 @@ export interface WebdavLocksTable {
   expires_at: Timestamp
 }
 
+export interface NamesTable {
+  key: string
+  user_id: string
+  parent: string
+  folder: number
+  made: number
+  size: ColumnType<number | string, number, number>
+  etag: string | null
+  content_type: string | null
+  last_modified: Timestamp | null
+}
+
+export interface NameBuildsTable {
+  user_id: string
+  after: string | null
+  done: number
+  claimed_until: Timestamp | null
+}
+
 export interface Database {
   organizations: OrganizationsTable
   api_keys: ApiKeysTable
@@ -240,6 +259,8 @@ export interface Database {
   quota_reservations: QuotaReservationsTable
   quotas: QuotasTable
   auth_failures: AuthFailuresTable
+  names: NamesTable
+  name_builds: NameBuildsTable
 }
 
 export type Organization = Selectable<OrganizationsTable>

@@ -14,6 +14,7 @@ import type { Journal } from '../storage/changes.js'
 import type { Webhooks } from '../webhooks/service.js'
 import type { S3Credentials } from '../s3/credentials.js'
 import type { Multipart } from '../storage/multipart.js'
+import type { NameIndex } from '../storage/names.js'
 
 /** For routes authenticated by what they carry (a refresh token, a code): `admit` refuses an address
  *  that keeps failing, `count` counts each 401 against it, as the chain does. */
@@ -47,6 +48,8 @@ export interface ProviderCallLimits {
 export interface StowageDecorators {
   stowageDb: Kysely<Database>
   stowageFiles: FileService
+  /** The index of names: its first-start build and its reindex against the store. */
+  stowageNames: NameIndex
   /** Usage and quotas, per user. */
   stowageQuotas: Quotas
   stowageKeys: KeyService

@@ -1,9 +1,12 @@
+import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createKeyLocks } from '../db/key-locks.js'
 import { createTrashRepository } from '../db/trash.js'
 import { createUsageRepository } from '../db/usage.js'
 import { createVersionRepository } from '../db/versions.js'
 import { createFileService } from '../storage/files.js'
+import { createNameRepository } from '../db/names.js'
+import { createNameIndex, type NameIndex } from '../storage/names.js'
 import { createMultipart } from '../storage/multipart.js'
 import { createMultipartRepository } from '../db/multipart.js'
 import { asDependency } from '../storage/object-store.js'
@@ -31,13 +34,17 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   const db = stowageOf(app).stowageDb
   const retentionMs = Math.round(trashRetentionDays * DAY_MS)
   const quotas = createQuotas(createUsageRepository(db, options.quotaBytes ?? null))
+  const names = createNameIndex({ repository: createNameRepository(db), store, rootOf: (userId) => `users/${userId}/${root}/`, log: app.log })
+  buildNames(app, names)
   const files = createFileService({
     store, bucket, region, root, maxFileBytes, maxUploadBytes, locks: createKeyLocks(db), quotas,
     trash: { repository: createTrashRepository(db), retentionMs },
     versions: { repository: createVersionRepository(db), retentionMs: Math.round(versionRetentionDays * DAY_MS) },
-    journal: stowageOf(app).stowageChanges
+    journal: stowageOf(app).stowageChanges,
+    names
   })
   decorateStowage(app, 'stowageFiles', files)
+  decorateStowage(app, 'stowageNames', names)
   const multipart = createMultipart({ store, files, quotas, repository: createMultipartRepository(db), maxUploadBytes })
   decorateStowage(app, 'stowageMultipart', multipart)
   sweepEvery(app, { everyMs: 3600_000, what: 'abandoned S3 multipart uploads', sweep: () => multipart.sweep(new Date(Date.now() - DEFAULT_UPLOAD_EXPIRY_SECONDS * 1000)) })
@@ -51,3 +58,23 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   if (versions) sweepEvery(app, { everyMs: 10 * 60_000, what: 'thinned and expired versions', sweep: versions.sweep })
   app.addHook('onClose', async () => { await store.close?.() })
 }, { name: 'stowage-storage', fastify: '5.x', dependencies: ['stowage-db', 'stowage-changes'] })
+
+/** Builds the index of names of a deployment that had none (its first start with it), beside the
+ *  service: every minute until it is done, stopped when the service closes; a failure is logged and
+ *  tried again. */
+function buildNames (app: FastifyInstance, names: NameIndex) {
+  const stopped = new AbortController()
+  let done = false
+  let running: Promise<void> | undefined
+  const run = () => (running ??= names.build(stopped.signal).then((built) => { done = built }, (error: unknown) => {
+    app.log.warn({ err: error }, 'the index of names could not be built yet; trying again in a minute')
+  }).finally(() => { running = undefined }))
+  const timer = setInterval(() => { if (!done) void run() }, 60_000)
+  timer.unref()
+  app.addHook('onReady', async () => { void run() })
+  app.addHook('onClose', async () => {
+    clearInterval(timer)
+    stopped.abort()
+    await running
+  })
+}

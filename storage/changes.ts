@@ -1,6 +1,7 @@
 import type { ChangeEntry, ChangeOp, ChangeRepository } from '../db/changes.js'
 import { BadRequestError, CursorResetError } from '../errors.js'
 import type { ChangeBell } from './change-bell.js'
+import type { ObjectMeta } from './object-store.js'
 import type { PublishedChange } from './publisher.js'
 
 // Entries in one answer at most.
@@ -59,7 +60,10 @@ export function createJournal ({ repository, bell, now = () => new Date() }: Jou
         entry = { userId: source.userId, op: 'delete', key: source.path }
       }
       if (!entry) return
-      const queued = await repository.add({ ...entry, at: now() })
+      // The index of names changes with the journal: the source of a move is gone, the key is what stands now.
+      const nameChange = (key: string, { userId, path }: { userId: string, path: string }, after?: ObjectMeta) => ({ key, userId, root: key.slice(0, key.length - path.length), after })
+      const names = [...source ? [nameChange(from!.key, source)] : [], ...at ? [nameChange(key, at, after)] : []]
+      const queued = await repository.add({ ...entry, at: now() }, names)
       bell.ring(entry.userId, entry.from === undefined ? [entry.key] : [entry.key, entry.from])
       if (queued > 0) for (const listener of queuedListeners) listener()
     },

@@ -13,6 +13,7 @@ import type { Quotas, Reservation } from './quotas.js'
 import { createTrash, TRASH_PREFIX } from './trash.js'
 import { createVersions, VERSIONS_PREFIX } from './versions.js'
 import type { Journal } from './changes.js'
+import type { NameIndex } from './names.js'
 
 export const PAGE_SIZE = 100
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
@@ -39,6 +40,8 @@ export interface FileServiceOptions {
   versions?: { repository: VersionRepository, retentionMs: number, now?: () => Date }
   /** Where every change is journaled, before it is answered. */
   journal?: Pick<Journal, 'record'>
+  /** The index of names the journal keeps with it: listings and HEADs read it; without it, the store. */
+  names?: NameIndex
   /** Usage and quotas: writes and copies reserve their room, every change is counted. */
   quotas: Quotas
 }
@@ -84,7 +87,7 @@ const READ_BEFORE_LOOKING_BYTES = 1024 * 1024
 // A copy whose source changes while it is copied is made again, this many times at most.
 const COPY_ATTEMPTS = 3
 
-export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: keptTrash, versions: keptVersions, journal, quotas }: FileServiceOptions) {
+export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: keptTrash, versions: keptVersions, journal, names, quotas }: FileServiceOptions) {
   /** The user and path of a key under a user's root: a file's, or a folder's marker (ending in `/`). */
   const pathOf = (key: string) => {
     const [area, userId, folder] = key.split('/', 3)
@@ -144,8 +147,9 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
    *  current (304); `as` is how it is described (a version's own time and type). */
   async function readAt (key: string, notFound: () => Error, { range, ...conditions }: ReadConditions & { range?: RangeRequest }, as = <T extends ObjectMeta>(meta: T) => meta): Promise<FileRead> {
     const needsCurrent = conditions.ifNoneMatch || conditions.ifModifiedSince || (range && conditions.ifRange !== undefined)
+    const reads = await readsOfKey(key)
     if (needsCurrent) {
-      const found = await store.head(key)
+      const found = await reads.head(key)
       if (!found) throw notFound()
       const current = as(found)
       if (isNotModified(current, conditions)) return { notModified: true, file: current }
@@ -157,7 +161,11 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       file.body.destroy()
       file = await store.read(key)
     }
-    if (!file) throw notFound()
+    if (!file) {
+      const at = pathOf(key)
+      if (at && reads !== store) await names?.repair(at.userId, key)
+      throw notFound()
+    }
     return { notModified: false, file: as(file) }
   }
 
@@ -167,12 +175,18 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   }
 
   const keyOf = (userId: string, path: string) => userPrefix(userId) + checkFilePath(path)
+  /** Where a user's listings and HEADs are read: the index of names, once theirs are built. */
+  const readsOf = async (userId: string) => names ? await names.readsFor(userId) : store
+  const readsOfKey = async (key: string) => {
+    const at = pathOf(key)
+    return at ? await readsOf(at.userId) : store
+  }
   const notFound = (path: string) => new NotFoundError(`file not found: ${path}`)
 
   /** 409 when a folder made on purpose stands at `key`'s name: a file and a folder of one name
    *  cannot both be shown (WebDAV, file managers), as makeFolder refuses a folder over a file. */
   async function refuseOverFolder (key: string, path: string) {
-    if (await store.head(`${key}/`)) throw new FolderInTheWayError(path)
+    if (await (await readsOfKey(key)).head(`${key}/`)) throw new FolderInTheWayError(path)
   }
 
   const transferKeys = (operation: 'copy' | 'move', userId: string, from: string, to: string) => {
@@ -228,7 +242,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       const startAfter = query.continuationToken === undefined
         ? undefined
         : base + decodeContinuationToken(query.continuationToken)
-      const page = await store.list(base + prefix, { startAfter, limit: PAGE_SIZE, delimiter: query.delimiter })
+      const page = await (await readsOf(userId)).list(base + prefix, { startAfter, limit: PAGE_SIZE, delimiter: query.delimiter })
       const files = page.objects.filter((object) => !isMarker(object.key)).map((object) => ({
         key: object.key.slice(base.length),
         size: object.size,
@@ -246,7 +260,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     },
 
     async head (userId: string, path: string): Promise<ObjectMeta> {
-      const file = await store.head(keyOf(userId, path))
+      const key = keyOf(userId, path)
+      const file = await (await readsOf(userId)).head(key)
       if (!file) throw notFound(path)
       return file
     },
@@ -311,7 +326,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
      *  already is left as it is. 409 when a file has its name. */
     async makeFolder (userId: string, path: string) {
       const folder = checkFolderPath(path)
-      if (await store.head(keyOf(userId, folder.slice(0, -1)))) throw new ConflictError(`a file has that name: ${folder.slice(0, -1)}`)
+      if (await (await readsOf(userId)).head(keyOf(userId, folder.slice(0, -1)))) throw new ConflictError(`a file has that name: ${folder.slice(0, -1)}`)
       await publisher.write(userPrefix(userId) + folder, [], { contentType: FOLDER_TYPE, maxBytes: 0, preconditions: { ifNoneMatch: ['*'] } }).catch((error) => {
         if (!(error instanceof PreconditionFailedError)) throw error
       })
@@ -320,13 +335,13 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
 
     /** When the folder was made on purpose; undefined when it was not (it exists while it holds files). */
     async folderMadeAt (userId: string, path: string): Promise<Date | undefined> {
-      return (await store.head(userPrefix(userId) + checkFolderPath(path)))?.lastModified
+      return (await (await readsOf(userId)).head(userPrefix(userId) + checkFolderPath(path)))?.lastModified
     },
 
     /** Whether the folder exists: made on purpose, or holding anything (`besides` the file at that path). */
     async folderExists (userId: string, path: string, { besides }: { besides?: string } = {}): Promise<boolean> {
       if (path === '') return true
-      const page = await store.list(userPrefix(userId) + checkFolderPath(path), { limit: 2 })
+      const page = await (await readsOf(userId)).list(userPrefix(userId) + checkFolderPath(path), { limit: 2 })
       return page.objects.some((object) => besides === undefined || object.key !== keyOf(userId, besides))
     },
 
@@ -346,7 +361,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         await publisher.delete(marker)
         return
       }
-      const { objects, folders = [] } = await store.list(marker, { limit: 2, delimiter: '/' })
+      const { objects, folders = [] } = await (await readsOf(userId)).list(marker, { limit: 2, delimiter: '/' })
       if (objects.some((object) => object.key !== marker) || folders.length > 0) throw new ConflictError(`the folder is not empty: ${folder}`)
       if (!await publisher.delete(marker)) throw new NotFoundError(`no such folder: ${folder}`)
     },

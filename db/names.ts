@@ -1,0 +1,235 @@
+import { sql, type Kysely, type Selectable } from 'kysely'
+import { lookupOf } from './dialect.js'
+import type { Database, NamesTable } from './types.js'
+
+// The index of names: a row per file and per folder under each user's root, written with the
+// journal's entry in one transaction (db/changes.ts), read by every listing and HEAD.
+
+/** What the index holds of a file, or of a folder made on purpose (its key ends in `/`). */
+export interface IndexedName {
+  key: string
+  size: number
+  lastModified: Date
+  etag: string
+  /** Undefined in a row built from a store's listing, which does not give it. */
+  contentType?: string
+}
+
+/** A key's change, as the publisher made it: `after` is what stands now, undefined when it is gone. */
+export interface NameChange {
+  key: string
+  userId: string
+  /** The user's root, `users/{userId}/<root>/`: folders are indexed below it. */
+  root: string
+  after?: Omit<IndexedName, 'key'>
+}
+
+export type ListSort = 'name' | 'size' | 'lastModified'
+
+/** The folder a key is in: `users/u/r/a/` for `users/u/r/a/b.txt` and for `users/u/r/a/b/`. */
+export const parentOf = (key: string) => key.slice(0, key.slice(0, -1).lastIndexOf('/') + 1)
+
+/** The folders holding `key` below `root`, deepest first. */
+function ancestorsOf (key: string, root: string): string[] {
+  const folders: string[] = []
+  for (let folder = parentOf(key); folder.length > root.length; folder = parentOf(folder)) folders.push(folder)
+  return folders
+}
+
+/** The least string above every string that begins with `prefix` (in code point order, which is
+ *  UTF-8's byte order): its last character, one higher. */
+export function upperBound (prefix: string): string {
+  const last = prefix.codePointAt(prefix.length - 1)!
+  const width = last > 0xffff ? 2 : 1
+  const next = last + 1 === 0xd800 ? 0xe000 : last + 1
+  return prefix.slice(0, prefix.length - width) + String.fromCodePoint(next)
+}
+
+const indexed = (row: Pick<Selectable<NamesTable>, 'key' | 'size' | 'etag' | 'content_type' | 'last_modified'>): IndexedName => ({
+  key: row.key, size: Number(row.size), etag: row.etag ?? '', lastModified: new Date(row.last_modified ?? 0), ...row.content_type === null ? {} : { contentType: row.content_type }
+})
+
+// The build's row that says every user to build has a row of their own.
+const PLANNED = ''
+
+const COLUMNS = ['key', 'size', 'etag', 'content_type', 'last_modified', 'folder'] as const
+
+/** Applies the publisher's changes to the index, inside the caller's transaction. */
+export async function applyNameChanges (trx: Kysely<Database>, changes: NameChange[]) {
+  for (const { key, userId, root, after } of changes) {
+    const folder = key.endsWith('/')
+    if (after) {
+      const row = { size: after.size, etag: after.etag, content_type: after.contentType ?? null, last_modified: after.lastModified.toISOString(), made: 1 }
+      await trx.insertInto('names').values({ key, user_id: userId, parent: parentOf(key), folder: Number(folder), ...row })
+        .onConflict((conflict) => conflict.column('key').doUpdateSet(row)).execute()
+      await addFolders(trx, userId, ancestorsOf(key, root))
+    } else {
+      if (folder) await trx.updateTable('names').set({ made: 0, etag: null, content_type: null, last_modified: null }).where('key', '=', key).execute()
+      else await trx.deleteFrom('names').where('key', '=', key).execute()
+      await pruneFolders(trx, [...folder ? [key] : [], ...ancestorsOf(key, root)])
+    }
+  }
+}
+
+/** Rows for folders that hold something, where there are none yet. */
+async function addFolders (trx: Kysely<Database>, userId: string, folders: string[]) {
+  if (folders.length === 0) return
+  await trx.insertInto('names')
+    .values(folders.map((key) => ({ key, user_id: userId, parent: parentOf(key), folder: 1, made: 0, size: 0 })))
+    .onConflict((conflict) => conflict.column('key').doNothing()).execute()
+}
+
+/** Removes the rows of `folders` (deepest first) that were not made on purpose and hold nothing now;
+ *  a folder that stays keeps every folder above it. */
+async function pruneFolders (trx: Kysely<Database>, folders: string[]) {
+  for (const folder of folders) {
+    const { numDeletedRows } = await trx.deleteFrom('names').where('key', '=', folder).where('made', '=', 0)
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('names as child').select('child.key').where('child.parent', '=', folder))))
+      .executeTakeFirst()
+    if (Number(numDeletedRows) === 0) return
+  }
+}
+
+export function createNameRepository (db: Kysely<Database>) {
+  const findRow = lookupOf<Selectable<NamesTable>>(db, db.selectFrom('names').select(COLUMNS).where('key', '=', '').where('made', '=', 1).compile().sql)
+
+  return {
+    /** The file or made folder at `key`; undefined when the index has none. */
+    async head (key: string): Promise<IndexedName | undefined> {
+      const row = await findRow([key, 1])
+      return row && indexed(row)
+    },
+
+    /**
+     * A page of keys under `prefix` after `startAfter`, as a store lists them: with the delimiter,
+     * one level (what lies deeper named once, as a folder), files and folders in key order sharing
+     * the page; without, every file and made folder.
+     */
+    async list (prefix: string, { startAfter, limit, delimiter }: { startAfter?: string, limit: number, delimiter?: '/' }) {
+      let query = db.selectFrom('names').select(COLUMNS)
+      if (delimiter) {
+        const parent = parentOf(`${prefix}x`)
+        query = query.where('parent', '=', parent)
+        if (prefix !== parent) query = query.where('key', '>=', prefix).where('key', '<', upperBound(prefix))
+      } else {
+        query = query.where('made', '=', 1)
+        if (prefix !== '') query = query.where('key', '>=', prefix).where('key', '<', upperBound(prefix))
+      }
+      if (startAfter !== undefined) query = query.where('key', '>', startAfter)
+      const rows = await query.orderBy('key').limit(limit + 1).execute()
+      const shown = rows.slice(0, limit)
+      const rolledUp = (row: { folder: number }) => delimiter !== undefined && row.folder === 1
+      return {
+        objects: shown.filter((row) => !rolledUp(row)).map(indexed),
+        ...delimiter ? { folders: shown.filter(rolledUp).map((row) => row.key) } : {},
+        isTruncated: rows.length > limit
+      }
+    },
+
+    /**
+     * One level of `parent` sorted by size or time (folders first, by name): a page after `after`,
+     * which is the last folder's key or the last file's sort value and key.
+     */
+    async listSorted (parent: string, sort: Exclude<ListSort, 'name'>, descending: boolean, limit: number, after?: { folder: string } | { value: string, key: string }) {
+      const column = sort === 'size' ? 'size' : 'last_modified'
+      const folders = after === undefined || 'folder' in after
+        ? await db.selectFrom('names').select(COLUMNS).where('parent', '=', parent).where('folder', '=', 1)
+          .$if(after !== undefined, (query) => query.where('key', '>', (after as { folder: string }).folder))
+          .orderBy('key').limit(limit + 1).execute()
+        : []
+      const left = limit + 1 - folders.length
+      const files = left > 0
+        ? await db.selectFrom('names').select(COLUMNS).where('parent', '=', parent).where('folder', '=', 0)
+          .$if(after !== undefined && 'value' in after, (query) => {
+            const { value, key } = after as { value: string, key: string }
+            const typed = sort === 'size' ? Number(value) : value
+            return query.where(({ or, and, eb }) => or([
+              eb(column, descending ? '<' : '>', typed), and([eb(column, '=', typed), eb('key', '>', key)])
+            ]))
+          })
+          .orderBy(column, descending ? 'desc' : 'asc').orderBy('key').limit(left).execute()
+        : []
+      const rows = [...folders, ...files]
+      const shown = rows.slice(0, limit)
+      const last = shown.at(-1)
+      return {
+        objects: shown.filter((row) => row.folder === 0).map(indexed),
+        folders: shown.filter((row) => row.folder === 1).map((row) => row.key),
+        next: rows.length > limit && last
+          ? last.folder === 1 ? { folder: last.key } : { value: String(sort === 'size' ? Number(last.size) : last.last_modified), key: last.key }
+          : undefined
+      }
+    },
+
+    /** Files below `root` whose path (after `root`) holds `text`, in any case: by name, after `afterKey`. */
+    async search (root: string, text: string, limit: number, afterKey?: string) {
+      const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`
+      const rows = await db.selectFrom('names').select(COLUMNS)
+        .where('key', '>=', root).where('key', '<', upperBound(root)).where('folder', '=', 0)
+        .where(sql<boolean>`lower(substr(key, ${root.length + 1})) like ${pattern} escape '\\'`)
+        .$if(afterKey !== undefined, (query) => query.where('key', '>', afterKey!))
+        .orderBy('key').limit(limit + 1).execute()
+      return { files: rows.slice(0, limit).map(indexed), isTruncated: rows.length > limit }
+    },
+
+    /** Applies changes found by a reindex or a read (not the publisher's: those come with the journal). */
+    apply: async (changes: NameChange[]) => { await db.transaction().execute((trx) => applyNameChanges(trx, changes)) },
+
+    /** A content type learnt from the store, for a row built without one. */
+    async learnContentType (key: string, etag: string, contentType: string) {
+      await db.updateTable('names').set({ content_type: contentType }).where('key', '=', key).where('etag', '=', etag).execute()
+    },
+
+    /** Indexes what a store listed (a build or a reindex): rows it has not (the publisher's are newer). */
+    async addListed (userId: string, root: string, objects: IndexedName[], done: { after: string, claimedUntil: Date } | 'done') {
+      await db.transaction().execute(async (trx) => {
+        for (const object of objects) {
+          const row = { made: 1, size: object.size, etag: object.etag, content_type: object.contentType ?? null, last_modified: object.lastModified.toISOString() }
+          await trx.insertInto('names').values({ key: object.key, user_id: userId, parent: parentOf(object.key), folder: Number(object.key.endsWith('/')), ...row })
+            .onConflict((conflict) => conflict.column('key').doUpdateSet(row).where('names.made', '=', 0)).execute()
+          await addFolders(trx, userId, ancestorsOf(object.key, root))
+        }
+        await trx.updateTable('name_builds').where('user_id', '=', userId)
+          .set(done === 'done' ? { done: 1, after: null, claimed_until: null } : { after: done.after, claimed_until: done.claimedUntil.toISOString() }).execute()
+      })
+    },
+
+    /** Whether every user to build has a row (the build was planned). */
+    async planned (): Promise<boolean> {
+      return (await db.selectFrom('name_builds').select('user_id').where('user_id', '=', PLANNED).executeTakeFirst()) !== undefined
+    },
+
+    /** The users whose files are in the store, to be built, and the row that says so. */
+    async plan (userIds: string[]) {
+      const rows = [...userIds.map((user_id) => ({ user_id, done: 0 })), { user_id: PLANNED, done: 1 }]
+      for (let at = 0; at < rows.length; at += 500) {
+        await db.insertInto('name_builds').values(rows.slice(at, at + 500)).onConflict((conflict) => conflict.column('user_id').doNothing()).execute()
+      }
+    },
+
+    /** Whether the user's names are all indexed: the build was planned, and theirs is done or was never needed. */
+    async built (userId: string): Promise<boolean> {
+      const rows = await db.selectFrom('name_builds').select(['user_id', 'done']).where('user_id', 'in', [PLANNED, userId]).execute()
+      return rows.some((row) => row.user_id === PLANNED) && rows.every((row) => row.done === 1)
+    },
+
+    /** Whether every user's build is done. */
+    async allBuilt (): Promise<boolean> {
+      return await this.planned() && (await db.selectFrom('name_builds').select('user_id').where('done', '=', 0).limit(1).execute()).length === 0
+    },
+
+    /** A user's build no instance holds now, held until `until`: where it goes on from. */
+    async claim (now: Date, until: Date): Promise<{ userId: string, after?: string } | undefined> {
+      const free = await db.selectFrom('name_builds').select(['user_id', 'after', 'claimed_until']).where('done', '=', 0)
+        .where((where) => where.or([where('claimed_until', 'is', null), where('claimed_until', '<', now.toISOString())])).limit(1).executeTakeFirst()
+      if (!free) return undefined
+      const taken = await db.updateTable('name_builds').set({ claimed_until: until.toISOString() }).where('user_id', '=', free.user_id).where('done', '=', 0)
+        .where((where) => free.claimed_until === null ? where('claimed_until', 'is', null) : where('claimed_until', '=', free.claimed_until)).executeTakeFirst()
+      // Another instance took it between the look and the update: the next claim finds another.
+      if (Number(taken.numUpdatedRows) === 0) return await this.claim(now, until)
+      return { userId: free.user_id, ...free.after === null ? {} : { after: free.after } }
+    }
+  }
+}
+
+export type NameRepository = ReturnType<typeof createNameRepository>

@@ -1,0 +1,134 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import { stowageOptions } from '../app.js'
+import { openDatabase } from '../db/dialect.js'
+import { createNameRepository } from '../db/names.js'
+import { createNameIndex } from '../storage/names.js'
+import { createPublisher } from '../storage/publisher.js'
+import { createStore } from '../storage/store.js'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { createTestDatabase } from './helpers/db.js'
+import { startS3Server } from './helpers/s3.js'
+import { putBytes } from './helpers/store.js'
+
+const s3 = await startS3Server()
+t.teardown(() => s3.close())
+
+type App = Awaited<ReturnType<typeof buildTestApp>>['app']
+
+/** A user of `app` with an API key, and their one-level listings. */
+async function userOf (app: App, userId: string) {
+  const headers = bearer((await app.stowageKeys.create({ userId, orgId: null })).key)
+  return {
+    headers,
+    put: (path: string, body = path, type = 'text/plain') => app.inject({ method: 'PUT', url: `/api/raw/${path}`, headers: { ...headers, 'content-type': type }, payload: body }),
+    async list (prefix = '', query: Record<string, string> = {}) {
+      const answer = await app.inject({ url: `/api/files?${new URLSearchParams({ prefix, delimiter: '/', ...query })}`, headers })
+      if (answer.statusCode !== 200) throw new Error(answer.body)
+      const { files, folders } = answer.json() as { files: Array<{ key: string }>, folders: string[] }
+      return { files: files.map(({ key }) => key), folders }
+    }
+  }
+}
+
+/** The store behind `app`, reached as the service does not: straight. */
+async function storeOf (config: Awaited<ReturnType<typeof buildTestApp>>['config']) {
+  const { storage } = stowageOptions(config)
+  return await createStore({ driver: config.STORAGE_DRIVER, ...storage }, config.MAX_UPLOAD_BYTES)
+}
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: a folder is listed while it holds anything or was made on purpose; listings read the index, not the store`, async (t) => {
+    const { app, config, close } = await buildTestApp({ driver, s3 })
+    t.teardown(close)
+    const alice = await userOf(app, `names-${driver}`)
+    for (const path of ['a.txt', 'docs/b.txt', 'docs/deep/er/c.txt']) t.equal((await alice.put(path)).statusCode, 200)
+    t.equal((await app.inject({ method: 'POST', url: '/api/folders', headers: alice.headers, payload: { path: 'made' } })).statusCode, 201)
+    t.same(await alice.list(), { files: ['a.txt'], folders: ['docs/', 'made/'] })
+    t.same(await alice.list('docs/'), { files: ['docs/b.txt'], folders: ['docs/deep/'] })
+    t.same(await alice.list('docs/deep/'), { files: [], folders: ['docs/deep/er/'] }, 'a folder that holds only a folder')
+
+    t.equal((await app.inject({ method: 'DELETE', url: '/api/raw/docs/deep/er/c.txt', headers: alice.headers })).statusCode, 204)
+    t.same(await alice.list('docs/'), { files: ['docs/b.txt'], folders: [] }, 'the folders it alone held are gone')
+    t.equal((await app.inject({ method: 'PUT', url: '/api/raw/made/in.txt', headers: alice.headers, payload: 'x' })).statusCode, 200)
+    t.equal((await app.inject({ method: 'DELETE', url: '/api/raw/made/in.txt', headers: alice.headers })).statusCode, 204)
+    t.same((await alice.list()).folders, ['docs/', 'made/'], 'a folder made on purpose stays empty')
+    t.equal((await app.inject({ method: 'POST', url: '/api/moves', headers: alice.headers, payload: { from: 'docs/b.txt', to: 'moved/b.txt' } })).statusCode, 200)
+    t.same(await alice.list(), { files: ['a.txt'], folders: ['made/', 'moved/'] }, 'a move takes its folder with it')
+    t.equal((await app.inject({ method: 'DELETE', url: '/api/folders/made', headers: alice.headers })).statusCode, 204)
+    t.same((await alice.list()).folders, ['moved/'])
+
+    // Written into the store behind the service's back: the index does not know it until a reindex.
+    const store = await storeOf(config)
+    t.teardown(() => store.close?.())
+    const root = `users/names-${driver}/${config.STORAGE_ROOT}/`
+    await putBytes(createPublisher({ store }), `${root}sneaked/in.txt`, Buffer.from('sneaked'), 'text/csv')
+    t.same(await alice.list(), { files: ['a.txt'], folders: ['moved/'] }, 'listed from the index')
+    t.same(await app.stowageNames.reindex(`names-${driver}`), { added: 1, removed: 0, changed: 0 })
+    t.same(await alice.list(), { files: ['a.txt'], folders: ['moved/', 'sneaked/'] })
+    const head = await app.inject({ method: 'HEAD', url: '/api/raw/sneaked/in.txt', headers: alice.headers })
+    t.match(head.headers, { 'content-length': '7', 'content-type': /^text\/csv/ }, 'a content type the listing did not give is asked of the store')
+
+    // Gone from the store behind its back: a read finds it and takes it out of the index.
+    await store.delete(`${root}a.txt`)
+    t.equal((await app.inject({ url: '/api/raw/a.txt', headers: alice.headers })).statusCode, 404)
+    t.same((await alice.list()).files, [], 'the read mended the index')
+    t.same(await app.stowageNames.reindex(`names-${driver}`), { added: 0, removed: 0, changed: 0 }, 'nothing left to mend')
+  })
+
+  t.test(`${driver}: a deployment's first start with the index builds it from the store, a user at a time; a stopped build goes on where it stopped`, async (t) => {
+    const database = await createTestDatabase({ shared: true })
+    const storageDir = await mkdtemp(join(tmpdir(), 'stowage-names-'))
+    t.teardown(async () => {
+      await database.drop()
+      await rm(storageDir, { recursive: true, force: true })
+    })
+    const env = { DATABASE_URL: database.url, STORAGE_DIR: storageDir, STORAGE_ROOT: `built-${driver}` }
+    const first = await buildTestApp({ driver, s3, env })
+    const users = await Promise.all(['ann', 'ben'].map((name) => userOf(first.app, `${name}-${driver}`)))
+    for (const [index, user] of users.entries()) {
+      for (let file = 0; file < 5; file++) t.equal((await user.put(`f${file}.txt`, `${index}${file}`)).statusCode, 200)
+      t.equal((await user.put('in/a/folder.md', 'deep', 'text/markdown')).statusCode, 200)
+    }
+    await first.close()
+
+    // As a deployment from before the index: its rows were never written.
+    const db = openDatabase(database.url)
+    t.teardown(() => db.destroy())
+    await db.deleteFrom('names').execute()
+    await db.deleteFrom('name_builds').execute()
+
+    // An instance that stops after its first batch of two names...
+    const store = await storeOf(first.config)
+    t.teardown(() => store.close?.())
+    const repository = createNameRepository(db)
+    const stopping = new AbortController()
+    const rootOf = (userId: string) => `users/${userId}/${env.STORAGE_ROOT}/`
+    const stopped = createNameIndex({
+      repository: { ...repository, addListed: async (...args) => { await repository.addListed(...args); stopping.abort() } },
+      store, rootOf, batch: 2, claimMs: 1
+    })
+    t.equal(await stopped.build(stopping.signal), false, 'stopped before it was done')
+    const left = await db.selectFrom('name_builds').selectAll().where('done', '=', 0).execute()
+    t.ok(users.every((_, index) => left.some((row) => row.user_id === `${['ann', 'ben'][index]}-${driver}`)), 'both users are still to build')
+    t.ok(left.some((row) => row.after !== null), 'one of them part way')
+
+    // ...and the service, started again, goes on from there (its claim has lapsed).
+    const listed: Array<string | undefined> = []
+    const watched = { ...store, list: async (...args: Parameters<typeof store.list>) => { listed.push(args[1].startAfter); return await store.list(...args) } }
+    t.equal(await createNameIndex({ repository, store: watched, rootOf }).build(), true)
+    t.ok(listed.includes(left.find((row) => row.after !== null)!.after!), 'the build went on after the last name indexed')
+    const second = await buildTestApp({ driver, s3, env })
+    t.teardown(second.close)
+    for (const user of users) {
+      const list = async (prefix = '') => (await second.app.inject({ url: `/api/files?${new URLSearchParams({ prefix, delimiter: '/' })}`, headers: user.headers })).json()
+      t.match(await list(), { files: ['f0.txt', 'f1.txt', 'f2.txt', 'f3.txt', 'f4.txt'].map((key) => ({ key })), folders: ['in/'] })
+      t.match(await list('in/'), { files: [], folders: ['in/a/'] })
+      const head = await second.app.inject({ method: 'HEAD', url: '/api/raw/in/a/folder.md', headers: user.headers })
+      t.match(head.headers, { 'content-type': /^text\/markdown/, 'content-length': '4' })
+    }
+    t.same(await db.selectFrom('name_builds').select('user_id').where('done', '=', 0).execute(), [], 'every build done')
+  })
+}
