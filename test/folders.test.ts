@@ -1,5 +1,6 @@
 import t from 'tap'
 import { bearer, buildTestApp } from './helpers/app.js'
+import { createTestDatabase } from './helpers/db.js'
 import { startS3Server } from './helpers/s3.js'
 
 const s3 = await startS3Server()
@@ -76,8 +77,11 @@ for (const driver of ['fs', 's3'] as const) {
 }
 
 for (const driver of ['fs', 's3'] as const) {
-  t.test(`${driver}: a folder made on purpose exists while empty, costs no quota, survives its last file and a restart, and goes along when copied, moved or zipped`, async (t) => {
-    const { app, close, config } = await buildTestApp({ driver, s3, env: { QUOTA_BYTES: '1000' } })
+  t.test(`${driver}: a folder made on purpose exists while empty, costs no quota, survives its last file and is seen by another instance, and goes along when copied, moved or zipped`, async (t) => {
+    // One database for the service and its restart, as a deployment keeps it.
+    const database = await createTestDatabase({ shared: true })
+    t.teardown(database.drop)
+    const { app, close, config } = await buildTestApp({ driver, s3, env: { QUOTA_BYTES: '1000', DATABASE_URL: database.url } })
     t.teardown(close)
     const { key } = await app.stowageKeys.create({ userId: 'maker', orgId: null })
     const headers = bearer(key)
@@ -120,14 +124,13 @@ for (const driver of ['fs', 's3'] as const) {
     const names = zip.rawPayload.toString('latin1')
     t.ok(names.includes('empty/deeper/'), 'the zip names the empty folder as a folder\'s entry')
 
-    // A restart: a new app on the same store (a folder is kept in the store, not in the database).
-    const again = await buildTestApp({ driver, s3, env: { STORAGE_DIR: config.STORAGE_DIR } })
+    // Another instance (or this one restarted) on the same store and database.
+    const again = await buildTestApp({ driver, s3, env: { STORAGE_DIR: config.STORAGE_DIR, DATABASE_URL: database.url } })
     t.teardown(again.close)
-    const restarted = bearer((await again.app.stowageKeys.create({ userId: 'maker', orgId: null })).key)
-    const listed = await again.app.inject({ url: '/api/files?delimiter=/&prefix=projects/empty/', headers: restarted })
+    const listed = await again.app.inject({ url: '/api/files?delimiter=/&prefix=projects/empty/', headers })
     t.equal(listed.statusCode, 200, listed.payload)
     const still = listed.json() as { folders: string[] }
-    t.same(still.folders, ['projects/empty/deeper/'], 'it survives a restart')
+    t.same(still.folders, ['projects/empty/deeper/'], 'another instance sees it')
 
     t.equal((await remove('projects/empty/deeper')).statusCode, 204)
     t.equal((await remove('projects/empty/')).statusCode, 204)
