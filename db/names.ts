@@ -26,6 +26,9 @@ export interface NameChange {
 
 export type ListSort = 'name' | 'size' | 'lastModified'
 
+/** Where a sorted page ended: on a folder, or on a file (its sort value and key). */
+export type SortedAfter = { folder: string } | { value: string, key: string }
+
 /** The folder a key is in: `users/u/r/a/` for `users/u/r/a/b.txt` and for `users/u/r/a/b/`. */
 export const parentOf = (key: string) => key.slice(0, key.slice(0, -1).lastIndexOf('/') + 1)
 
@@ -127,37 +130,37 @@ export function createNameRepository (db: Kysely<Database>) {
     },
 
     /**
-     * One level of `parent` sorted by size or time (folders first, by name): a page after `after`,
-     * which is the last folder's key or the last file's sort value and key.
+     * One level of `parent`, folders first (by name), then files by `sort`, either way: a page after
+     * `after`, which is the last folder's key, or the last file's sort value and key.
      */
-    async listSorted (parent: string, sort: Exclude<ListSort, 'name'>, descending: boolean, limit: number, after?: { folder: string } | { value: string, key: string }) {
-      const column = sort === 'size' ? 'size' : 'last_modified'
+    async listSorted (parent: string, sort: ListSort, descending: boolean, limit: number, after?: SortedAfter) {
+      const column = sort === 'size' ? 'size' : sort === 'lastModified' ? 'last_modified' : 'key'
+      const direction = descending ? 'desc' : 'asc'
+      const beyond = descending ? '<' : '>'
       const folders = after === undefined || 'folder' in after
         ? await db.selectFrom('names').select(COLUMNS).where('parent', '=', parent).where('folder', '=', 1)
-          .$if(after !== undefined, (query) => query.where('key', '>', (after as { folder: string }).folder))
-          .orderBy('key').limit(limit + 1).execute()
+          .$if(after !== undefined, (query) => query.where('key', beyond, (after as { folder: string }).folder))
+          .orderBy('key', direction).limit(limit + 1).execute()
         : []
       const left = limit + 1 - folders.length
       const files = left > 0
         ? await db.selectFrom('names').select(COLUMNS).where('parent', '=', parent).where('folder', '=', 0)
-          .$if(after !== undefined && 'value' in after, (query) => {
+          .$if(after !== undefined && 'value' in after, (query) => query.where(({ or, and, eb }) => {
             const { value, key } = after as { value: string, key: string }
-            const typed = sort === 'size' ? Number(value) : value
-            return query.where(({ or, and, eb }) => or([
-              eb(column, descending ? '<' : '>', typed), and([eb(column, '=', typed), eb('key', '>', key)])
-            ]))
-          })
-          .orderBy(column, descending ? 'desc' : 'asc').orderBy('key').limit(left).execute()
+            if (column === 'key') return eb('key', beyond, value)
+            const typed = column === 'size' ? Number(value) : value
+            return or([eb(column, beyond, typed), and([eb(column, '=', typed), eb('key', '>', key)])])
+          }))
+          .orderBy(column, direction).$if(column !== 'key', (query) => query.orderBy('key')).limit(left).execute()
         : []
       const rows = [...folders, ...files]
       const shown = rows.slice(0, limit)
       const last = shown.at(-1)
+      const valueOf = (row: typeof last & {}) => column === 'size' ? String(Number(row.size)) : column === 'key' ? row.key : row.last_modified ?? ''
       return {
         objects: shown.filter((row) => row.folder === 0).map(indexed),
         folders: shown.filter((row) => row.folder === 1).map((row) => row.key),
-        next: rows.length > limit && last
-          ? last.folder === 1 ? { folder: last.key } : { value: String(sort === 'size' ? Number(last.size) : last.last_modified), key: last.key }
-          : undefined
+        next: rows.length > limit && last ? (last.folder === 1 ? { folder: last.key } : { value: valueOf(last), key: last.key }) satisfies SortedAfter : undefined
       }
     },
 

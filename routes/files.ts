@@ -10,7 +10,7 @@ import { parseUpload } from '../storage/upload-body.js'
 import { stowageOf } from '../http/decorators.js'
 import { DOCUMENTED, TRASH_ID_HEADERS, RAW_FILE_HEADERS } from '../schemas/openapi.js'
 import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../schemas/common.js'
-import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery, ReadHeaders, WriteHeaders } from '../schemas/files.js'
+import { FileContent, FileList, FilePathParams, FileUpload, FileWritten, ListFilesQuery, ReadHeaders, SearchQuery, WriteHeaders } from '../schemas/files.js'
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 import { base64Json, deleteFile, ownerOf, sendValidators } from '../http/file-answers.js'
 
@@ -62,9 +62,22 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       summary: 'List your files, 100 a page',
       security: CALLER_SECURITY,
       querystring: ListFilesQuery,
-      response: { 200: answer('One page of your files, in key order', Type.Ref(FileList)), ...errorResponses(400, ...CALLER_REFUSALS) }
+      response: { 200: answer('One page of your files, in key order or the order asked for', Type.Ref(FileList)), ...errorResponses(400, 503, ...CALLER_REFUSALS) }
     }
   }, async (request) => files.list(request.userId, request.query))
+
+  app.get('/api/search', {
+    config: DOCUMENTED,
+    schema: {
+      operationId: 'searchFiles',
+      tags: ['files'],
+      summary: 'Find your files by name, 100 a page',
+      description: 'Files whose path holds `q` (case-insensitive), in key order. 503 while a deployment that was upgraded is still indexing your files.',
+      security: CALLER_SECURITY,
+      querystring: SearchQuery,
+      response: { 200: answer('One page of the files found, in key order', Type.Ref(FileList)), ...errorResponses(400, 503, ...CALLER_REFUSALS) }
+    }
+  }, async (request) => files.search(request.userId, request.query))
 
   app.get('/api/files/*', {
     config: DOCUMENTED,

@@ -8,9 +8,20 @@ export type FilePathParams = Static<typeof FilePathParams>
 export const ListFilesQuery = Type.Object({
   prefix: Type.Optional(Type.String({ description: 'Only files whose path starts with this' })),
   continuationToken: Type.Optional(Type.String({ description: 'From the previous page' })),
-  delimiter: Type.Optional(Type.Literal('/', { description: '`/` lists one level: the files directly under `prefix`, and the folders below it once each in `folders`' }))
+  delimiter: Type.Optional(Type.Literal('/', { description: '`/` lists one level: the files directly under `prefix`, and the folders below it once each in `folders`' })),
+  sort: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('size'), Type.Literal('lastModified')], {
+    description: 'With delimiter=/: the order of the whole folder, not of a page. `name` (the default) ascending is key order, files and folders together; any other sort or order gives the folders first, by name, then the files'
+  })),
+  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: '`asc` (the default) or `desc`' }))
 })
 export type ListFilesQuery = Static<typeof ListFilesQuery>
+
+export const SearchQuery = Type.Object({
+  q: Type.String({ maxLength: 256, description: 'Text to find in your files\' paths, in any case: 2 characters at least' }),
+  prefix: Type.Optional(Type.String({ description: 'Only files whose path starts with this' })),
+  continuationToken: Type.Optional(Type.String({ description: 'From the previous page' }))
+})
+export type SearchQuery = Static<typeof SearchQuery>
 
 const Etag = Type.String({ description: 'Strong validator of the content, quoted, as in the ETag header' })
 

@@ -14,6 +14,7 @@ import { createTrash, TRASH_PREFIX } from './trash.js'
 import { createVersions, VERSIONS_PREFIX } from './versions.js'
 import type { Journal } from './changes.js'
 import type { NameIndex } from './names.js'
+import type { ListSort, SortedAfter } from '../db/names.js'
 
 export const PAGE_SIZE = 100
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
@@ -73,6 +74,30 @@ export interface FilePage {
   folders?: string[]
   isTruncated: boolean
   continuationToken?: string
+}
+
+export interface ListQuery {
+  prefix?: string
+  continuationToken?: string
+  delimiter?: '/'
+  sort?: ListSort
+  order?: 'asc' | 'desc'
+}
+
+// A sorted listing's token: `~` (never in a name-ordered token) and its order and where it ended, so
+// that a page of another order is refused rather than misread.
+const encodeSortedToken = (sort: ListSort, order: string, after: SortedAfter) => `~${Buffer.from(JSON.stringify({ sort, order, after })).toString('base64url')}`
+
+function decodeSortedToken (token: string, sort: ListSort, order: string): SortedAfter {
+  let decoded: { sort?: unknown, order?: unknown, after?: { folder?: unknown, value?: unknown, key?: unknown } } | undefined
+  try {
+    decoded = token.startsWith('~') ? JSON.parse(Buffer.from(token.slice(1), 'base64url').toString()) : undefined
+  } catch {}
+  const after = decoded?.after
+  if (decoded?.sort !== sort || decoded.order !== order) throw new BadRequestError('continuationToken is not one this service issued for this sort and order')
+  if (typeof after?.folder === 'string') return { folder: after.folder }
+  if (typeof after?.value === 'string' && typeof after.key === 'string') return { value: after.value, key: after.key }
+  throw new BadRequestError('continuationToken is not one this service issued for this sort and order')
 }
 
 export type FileRead = { notModified: true, file: ObjectMeta } | { notModified: false, file: ObjectRead }
@@ -183,6 +208,21 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   }
   const notFound = (path: string) => new NotFoundError(`file not found: ${path}`)
 
+  /** A one-level page in another order than S3's (see FileService.list): from the index. */
+  async function listSorted (userId: string, base: string, prefix: string, { sort = 'name', order = 'asc', delimiter, continuationToken }: ListQuery): Promise<FilePage> {
+    if (!delimiter) throw new BadRequestError('sort and order are for one level: add delimiter=/')
+    if (!names) throw new BadRequestError('sorting needs the index of names, which this service has not')
+    if (prefix !== '' && !prefix.endsWith('/')) throw new BadRequestError('a sorted listing is of a folder: prefix must end with /')
+    const after = continuationToken === undefined ? undefined : decodeSortedToken(continuationToken, sort, order)
+    const page = await names.listSorted(userId, base + prefix, sort, order === 'desc', PAGE_SIZE,
+      after && ('folder' in after ? { folder: base + checkPrefix(after.folder) } : { value: after.value, key: base + checkFilePath(after.key) }))
+    const files = page.objects.map((object) => ({ key: object.key.slice(base.length), size: object.size, lastModified: object.lastModified.toISOString(), etag: object.etag }))
+    const folders = page.folders.map((folder) => folder.slice(base.length))
+    const ended: SortedAfter | undefined = page.next
+    const next = ended && ('folder' in ended ? { folder: ended.folder.slice(base.length) } : { value: ended.value, key: ended.key.slice(base.length) })
+    return next ? { files, folders, isTruncated: true, continuationToken: encodeSortedToken(sort, order, next) } : { files, folders, isTruncated: false }
+  }
+
   /** 409 when a folder made on purpose stands at `key`'s name: a file and a folder of one name
    *  cannot both be shown (WebDAV, file managers), as makeFolder refuses a folder over a file. */
   async function refuseOverFolder (key: string, path: string) {
@@ -235,10 +275,12 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return { userId, bucket, region, prefix: userPrefix(userId) }
     },
 
-    /** One page of a user's files; with `delimiter: '/'`, one level: files and `folders` in key order, sharing the page. */
-    async list (userId: string, query: { prefix?: string, continuationToken?: string, delimiter?: '/' }): Promise<FilePage> {
+    /** One page of a user's files; with `delimiter: '/'`, one level: files and `folders` in key order,
+     *  sharing the page, or, sorted by size or time (or by name, descending), folders first. */
+    async list (userId: string, query: ListQuery): Promise<FilePage> {
       const base = userPrefix(userId)
       const prefix = checkPrefix(query.prefix ?? '')
+      if ((query.sort ?? 'name') !== 'name' || query.order === 'desc') return await listSorted(userId, base, prefix, query)
       const startAfter = query.continuationToken === undefined
         ? undefined
         : base + decodeContinuationToken(query.continuationToken)
@@ -257,6 +299,18 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return page.isTruncated && last !== undefined
         ? { files, ...folders, isTruncated: true, continuationToken: encodeContinuationToken(last.slice(base.length)) }
         : { files, ...folders, isTruncated: false }
+    },
+
+    /** A page of the user's files (under `prefix`) whose path holds `text`, in any case, by name. */
+    async search (userId: string, { q, prefix = '', continuationToken }: { q: string, prefix?: string, continuationToken?: string }): Promise<FilePage> {
+      if ([...q].length < 2) throw new BadRequestError('q must be at least 2 characters: the text to look for in your files\' paths')
+      if (!names) throw new BadRequestError('search needs the index of names, which this service has not')
+      const base = userPrefix(userId)
+      const root = base + checkPrefix(prefix)
+      const after = continuationToken === undefined ? undefined : base + decodeContinuationToken(continuationToken)
+      const found = await names.search(userId, root, q, PAGE_SIZE, after)
+      const files = found.files.map((file) => ({ key: file.key.slice(base.length), size: file.size, lastModified: file.lastModified.toISOString(), etag: file.etag }))
+      return found.isTruncated ? { files, isTruncated: true, continuationToken: encodeContinuationToken(files.at(-1)!.key) } : { files, isTruncated: false }
     },
 
     async head (userId: string, path: string): Promise<ObjectMeta> {

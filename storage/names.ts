@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { IndexedName, NameChange, NameRepository } from '../db/names.js'
+import type { IndexedName, ListSort, NameChange, NameRepository, SortedAfter } from '../db/names.js'
+import { BusyError } from '../errors.js'
 import { compareKeys, type ListOptions, type ListPage, type ObjectMeta, type ObjectStore } from './object-store.js'
 
 // How long an instance holds a user's build between batches: a build whose instance stopped is
@@ -83,7 +84,24 @@ export function createNameIndex ({ repository, store, rootOf, log, claimMs = CLA
     }
   }
 
+  /** What only the index answers (sorted levels, search): 503 while the user's names are being built. */
+  async function needBuilt (userId: string) {
+    if (!await built(userId)) throw new BusyError('your files are still being indexed (a first start after an upgrade): try again in a minute')
+  }
+
   return {
+    /** One level of `parent` sorted by `sort` (folders first): see NameRepository.listSorted. */
+    async listSorted (userId: string, parent: string, sort: ListSort, descending: boolean, limit: number, after?: SortedAfter) {
+      await needBuilt(userId)
+      return await repository.listSorted(parent, sort, descending, limit, after)
+    },
+
+    /** Files below `root` whose path after it holds `text`, in any case, by name. */
+    async search (userId: string, root: string, text: string, limit: number, afterKey?: string) {
+      await needBuilt(userId)
+      return await repository.search(root, text, limit, afterKey)
+    },
+
     /** The reads for `userId`'s keys: the index's once their names are built. */
     readsFor: async (userId: string): Promise<NameReads> => await built(userId) ? indexed : store,
 

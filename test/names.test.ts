@@ -132,3 +132,57 @@ for (const driver of ['fs', 's3'] as const) {
     t.same(await db.selectFrom('name_builds').select('user_id').where('done', '=', 0).execute(), [], 'every build done')
   })
 }
+
+t.test('a folder sorted by size or time is sorted whole, folders first, page after page; search finds paths by any part of them, in any case', async (t) => {
+  const { app, close } = await buildTestApp()
+  t.teardown(close)
+  const user = await userOf(app, 'sorter')
+  // 150 files of sizes that do not follow their names, and two folders.
+  const sizeOf = (index: number) => (index * 37) % 151
+  for (let index = 0; index < 150; index += 10) {
+    await Promise.all(Array.from({ length: 10 }, (_, i) => user.put(`f${String(index + i).padStart(3, '0')}.txt`, 'x'.repeat(sizeOf(index + i)))))
+  }
+  for (const path of ['zeta/in.txt', 'alpha/Holiday Photo.JPG', 'alpha/deeper/holiday-notes.md']) t.equal((await user.put(path)).statusCode, 200)
+
+  const all = async (query: Record<string, string>) => {
+    const seen: { files: Array<{ key: string, size: number }>, folders: string[] } = { files: [], folders: [] }
+    let continuationToken: string | undefined
+    do {
+      const answer = await app.inject({ url: `/api/files?${new URLSearchParams({ delimiter: '/', ...query, ...continuationToken ? { continuationToken } : {} })}`, headers: user.headers })
+      t.equal(answer.statusCode, 200, answer.body)
+      const page = answer.json()
+      seen.files.push(...page.files)
+      seen.folders.push(...page.folders)
+      continuationToken = page.continuationToken
+    } while (continuationToken)
+    return seen
+  }
+  const bySize = await all({ sort: 'size' })
+  t.same(bySize.folders, ['alpha/', 'zeta/'])
+  t.same(bySize.files.map((file) => file.size), [...bySize.files.map((file) => file.size)].sort((a, b) => a - b), 'ascending by size over every page')
+  t.equal(bySize.files.length, 150)
+  const largestFirst = await all({ sort: 'size', order: 'desc' })
+  t.same(largestFirst.folders, ['zeta/', 'alpha/'])
+  t.equal(largestFirst.files[0].size, 150)
+  t.same((await all({ sort: 'name', order: 'desc' })).files.slice(0, 2).map((file) => file.key), ['f149.txt', 'f148.txt'])
+  t.same((await all({ sort: 'lastModified' })).files.length, 150)
+
+  const first = await app.inject({ url: '/api/files?delimiter=/&sort=size', headers: user.headers })
+  const token = first.json().continuationToken as string
+  const mixed = await app.inject({ url: `/api/files?delimiter=/&sort=lastModified&continuationToken=${token}`, headers: user.headers })
+  t.match(mixed, { statusCode: 400 })
+  t.match(mixed.json(), { error: /not one this service issued for this sort/ })
+  t.match((await app.inject({ url: '/api/files?sort=size', headers: user.headers })).json(), { error: /delimiter=\// })
+
+  const search = async (query: Record<string, string>) => await app.inject({ url: `/api/search?${new URLSearchParams(query)}`, headers: user.headers })
+  t.same((await search({ q: 'HOLIDAY' })).json().files.map((file: { key: string }) => file.key), ['alpha/Holiday Photo.JPG', 'alpha/deeper/holiday-notes.md'])
+  t.same((await search({ q: 'notes', prefix: 'alpha/deeper/' })).json().files.map((file: { key: string }) => file.key), ['alpha/deeper/holiday-notes.md'])
+  t.same((await search({ q: '%' })).json(), { error: 'q must be at least 2 characters: the text to look for in your files\' paths' })
+  t.same((await search({ q: '_.' })).json().files, [], 'wildcards are plain text')
+  const pages = [await search({ q: '.txt' })]
+  t.equal(pages[0].json().files.length, 100)
+  pages.push(await search({ q: '.txt', continuationToken: pages[0].json().continuationToken }))
+  t.same(pages[1].json().files.map((file: { key: string }) => file.key), [...Array.from({ length: 50 }, (_, i) => `f${String(100 + i).padStart(3, '0')}.txt`), 'zeta/in.txt'])
+  const other = await userOf(app, 'someone-else')
+  t.same((await app.inject({ url: '/api/search?q=holiday', headers: other.headers })).json().files, [], 'only the caller\'s own files')
+})
