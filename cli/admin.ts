@@ -13,6 +13,8 @@ import { createKeyService } from '../keys/service.js'
 import { stowageOptions } from '../app.js'
 import { createStore } from '../storage/store.js'
 import { recountUsage } from '../storage/quotas.js'
+import { createNameRepository } from '../db/names.js'
+import { createNameIndex } from '../storage/names.js'
 import { isSafeSegment } from '../storage/paths.js'
 import { ADMIN_HELP } from './help.js'
 import { UsageError, type CliIo } from './io.js'
@@ -96,7 +98,27 @@ async function usage (args: string[], io: CliIo) {
   })
 }
 
+async function reindex (args: string[], io: CliIo) {
+  const { values } = parseArgs({ args, options: { user: { type: 'string' }, json: { type: 'boolean' } } })
+  if (values.user !== undefined && !isSafeSegment(values.user)) throw new UsageError('--user must be a safe path segment (letters, digits, . _ @ | + = : ~ -)')
+  return withDatabase(io, false, async (db, config) => {
+    const { storage } = stowageOptions(config)
+    const store = await createStore({ driver: 'fs', ...storage }, config.MAX_UPLOAD_BYTES)
+    try {
+      const repository = createNameRepository(db)
+      const names = createNameIndex({ repository, store, rootOf: (userId) => `users/${userId}/${config.STORAGE_ROOT}/` })
+      const users = values.user !== undefined ? [values.user] : [...new Set([...await names.usersInStore(), ...await repository.users()])].sort()
+      const differences = []
+      for (const userId of users) differences.push({ userId, ...await names.reindex(userId) })
+      return { users: differences }
+    } finally {
+      await store.close?.()
+    }
+  })
+}
+
 export async function runAdmin ([command, ...args]: string[], io: CliIo) {
+  if (command === 'reindex') return reindex(args, io)
   if (command === 'create-org') return createOrg(args, io)
   if (command === 'create-key') return createKey(args, io)
   if (command === 'set-quota') return setQuota(args, io)

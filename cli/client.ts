@@ -496,6 +496,13 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       const folderLines = files.folders.map((folder) => `${'PRE'.padStart(values.long === true ? 12 : 10)}  ${''.padEnd(24)}  ${folder}\n`)
       return print(io, json, oneLevel ? { files: [...files], folders: files.folders } : { files: [...files] }, [...folderLines, ...files.map(line)].join(''))
     }
+    case 'find': {
+      const text = need(first, 'find TEXT [PREFIX]')
+      const found = []
+      for await (const page of pagesOf('/api/search', { q: text, ...second ? { prefix: remotePrefix(second) } : {} })) found.push(...page.files)
+      const line = (f: { size: number, lastModified: string, key: string }) => `${String(f.size).padStart(10)}  ${f.lastModified}  ${f.key}\n`
+      return print(io, json, { files: found }, found.map(line).join(''))
+    }
     case 'get': {
       const remote = need(first, 'get PATH [-o FILE]')
       const path = remotePath(remote)

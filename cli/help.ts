@@ -4,6 +4,9 @@ a SQLite database that does not exist yet is created only with --init:
   stowage admin create-key --user U [--org O] [--name N] [--init]
   stowage admin set-quota --user U | --org O --bytes N | --none
                           a user's own quota, else the organization's, else QUOTA_BYTES
+  stowage admin reindex [--user U]
+                          compares the index of names with the store, every user's or U's, mends
+                          it where they differ and reports what differed
   stowage admin usage [--recount]
                           every user's usage and the quotas set; --recount rebuilds usage from
                           the store and the database first (best while few writes run)
@@ -36,6 +39,8 @@ Usage:
   stowage ls [PREFIX] [--long] [--one-level]  every page of your files (--long: with ETags;
                                               --one-level: only PREFIX's own files, and its
                                               folders once each, as PRE lines)
+  stowage find TEXT [PREFIX]                  your files whose path holds TEXT, in any case (under
+                                              PREFIX when given), every page
   stowage get PATH [-o FILE]                  streamed to standard output unless -o; with -o, an
                                               interrupted download continues when run again
   stowage put FILE PATH [--content-type T] [--if-match ETAG | --no-clobber]

@@ -197,6 +197,11 @@ export function createNameRepository (db: Kysely<Database>) {
       })
     },
 
+    /** Every user the index has names of. */
+    async users (): Promise<string[]> {
+      return (await db.selectFrom('names').select('user_id').distinct().execute()).map((row) => row.user_id)
+    },
+
     /** Whether every user to build has a row (the build was planned). */
     async planned (): Promise<boolean> {
       return (await db.selectFrom('name_builds').select('user_id').where('user_id', '=', PLANNED).executeTakeFirst()) !== undefined

@@ -7,6 +7,10 @@ import { join } from 'node:path'
 import { runCli } from '../cli/index.js'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { createTestDatabase } from './helpers/db.js'
+import { putBytes } from './helpers/store.js'
+import { stowageOptions } from '../app.js'
+import { createPublisher } from '../storage/publisher.js'
+import { createStore } from '../storage/store.js'
 
 async function cli (argv: string[], env: Record<string, string> = {}) {
   let stdout = ''
@@ -53,6 +57,25 @@ t.test('admin create-org records the organization and prints it', async (t) => {
   const unknownOrg = await cli(['admin', 'create-key', '--user', 'alice', '--org', 'acme'], { DATABASE_URL: database.url })
   t.equal(unknownOrg.code, 2)
   t.equal(unknownOrg.stderr, 'stowage: there is no organization acme: create it with "stowage admin create-org"\n')
+})
+
+t.test('admin reindex finds what was put into the store behind the service\'s back and mends the index', async (t) => {
+  const database = await createTestDatabase({ shared: true })
+  t.teardown(database.drop)
+  const { app, config, close } = await buildTestApp({ env: { DATABASE_URL: database.url } })
+  t.teardown(close)
+  const headers = bearer((await app.stowageKeys.create({ userId: 'indexed', orgId: null })).key)
+  t.equal((await app.inject({ method: 'PUT', url: '/api/raw/known.txt', headers, payload: 'known' })).statusCode, 200)
+  const store = await createStore({ driver: 'fs', ...stowageOptions(config).storage }, config.MAX_UPLOAD_BYTES)
+  await putBytes(createPublisher({ store }), `users/indexed/${config.STORAGE_ROOT}/behind.txt`, Buffer.from('behind'), 'text/plain')
+  const env = { DATABASE_URL: database.url, STORAGE_DIR: config.STORAGE_DIR, STORAGE_ROOT: config.STORAGE_ROOT }
+  const reindexed = await cli(['admin', 'reindex'], env)
+  t.equal(reindexed.code, 0, reindexed.stderr)
+  t.same(JSON.parse(reindexed.stdout), { users: [{ userId: 'indexed', added: 1, removed: 0, changed: 0 }] })
+  const listed = (await app.inject({ url: '/api/files', headers })).json() as { files: Array<{ key: string }> }
+  t.same(listed.files.map((file) => file.key), ['behind.txt', 'known.txt'])
+  t.same(JSON.parse((await cli(['admin', 'reindex', '--user', 'indexed'], env)).stdout), { users: [{ userId: 'indexed', added: 0, removed: 0, changed: 0 }] }, 'nothing left to mend')
+  t.match(await cli(['admin', 'reindex', '--user', '../x'], env), { code: 2, stderr: /--user must be a safe path segment/ })
 })
 
 t.test('admin refuses to create a SQLite database that does not exist yet unless --init', async (t) => {

@@ -430,6 +430,15 @@ t.test('mkdir and rmdir; versions: list, get, restore, rm', async (t) => {
   ], 'mkdir, rmdir, three puts, a restore and a restore elsewhere, in order')
   const json = JSON.parse((await cli(['changes', '--cursor', cursor, '--prefix', 'draft-2.txt', '--json'])).stdout.trim().split('\n')[0])
   t.match(json, { op: 'put', key: 'draft-2.txt', size: 6 }, '--prefix and --json')
+  for (const path of ['albums/Summer Beach.png', 'notes/beach-trip.md', 'notes/other.md']) {
+    await writeFile(join(home, 'found.txt'), path)
+    t.equal((await cli(['put', join(home, 'found.txt'), path])).code, 0)
+  }
+  const found = await cli(['find', 'BEACH'])
+  t.equal(found.code, 0, found.stderr)
+  t.match(found.stdout, /^ +23  \S+  albums\/Summer Beach\.png\n +19  \S+  notes\/beach-trip\.md\n$/, 'every file whose path holds the text, in any case')
+  t.same(JSON.parse((await cli(['find', 'beach', 'notes/', '--json'])).stdout).files.map((file: { key: string }) => file.key), ['notes/beach-trip.md'], 'under a prefix')
+  t.match(await cli(['find', 'b']), { code: 1, stderr: /q must be at least 2 characters/ })
 })
 
 t.test('sync: a tree of Unicode names up and down; what changed on both sides is a conflict, and nothing is lost', async (t) => {

@@ -151,6 +151,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find your files by name, 100 a page
+         * @description Files whose path holds `q` (case-insensitive), in key order. 503 while a deployment that was upgraded is still indexing your files.
+         */
+        get: operations["searchFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/files/{path}": {
         parameters: {
             query?: never;
@@ -1427,6 +1447,10 @@ export interface operations {
                 continuationToken?: string;
                 /** @description `/` lists one level: the files directly under `prefix`, and the folders below it once each in `folders` */
                 delimiter?: "/";
+                /** @description With delimiter=/: the order of the whole folder, not of a page. `name` (the default) ascending is key order, files and folders together; any other sort or order gives the folders first, by name, then the files */
+                sort?: "name" | "size" | "lastModified";
+                /** @description `asc` (the default) or `desc` */
+                order?: "asc" | "desc";
             };
             header?: never;
             path?: never;
@@ -1434,7 +1458,76 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of your files, in key order */
+            /** @description One page of your files, in key order or the order asked for */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageFileList"];
+                };
+            };
+            /** @description The request is malformed; `error` says how */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    searchFiles: {
+        parameters: {
+            query: {
+                /** @description Text to find in your files' paths, in any case: 2 characters at least */
+                q: string;
+                /** @description Only files whose path starts with this */
+                prefix?: string;
+                /** @description From the previous page */
+                continuationToken?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the files found, in key order */
             200: {
                 headers: {
                     [name: string]: unknown;
