@@ -166,3 +166,40 @@ for (const driver of ['fs', 's3'] as const) {
     t.same(problems, [], 'no script error and no Content-Security-Policy violation')
   })
 }
+
+t.test('a folder sorted by size is sorted whole, not the page shown; a search finds files by name under the folder', { skip }, async (t) => {
+  const { app, close } = await buildTestApp()
+  t.teardown(close)
+  const { key } = await app.stowageKeys.create({ userId: 'sorter', orgId: null })
+  // 120 files, the smallest last by name: past the first page of 100.
+  const names = Array.from({ length: 120 }, (_, i) => `f${String(i).padStart(3, '0')}.txt`)
+  for (let i = 0; i < names.length; i += 10) {
+    await Promise.all(names.slice(i, i + 10).map((name, j) => app.inject({ method: 'PUT', url: `/api/raw/${name}`, headers: bearer(key), payload: 'x'.repeat(i + j === 119 ? 1 : 200 + i + j) })))
+  }
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  const context = await fixture.browser!.newContext()
+  t.teardown(() => context.close())
+  const page = await context.newPage()
+  const problems = pageProblems(page)
+  await signInWithKey(page, url, key)
+  const table = page.getByRole('table', { name: 'My files' })
+  await table.getByRole('row', { name: 'f000.txt' }).waitFor()
+  t.equal(await table.getByRole('row', { name: 'f119.txt' }).count(), 0, 'the first page holds the first 100 names')
+
+  await table.getByRole('button', { name: 'Size' }).click()
+  await waitFor(async () => (await table.getByRole('row').nth(1).getAttribute('aria-label')) === 'f119.txt')
+  t.pass('the smallest file of the whole folder comes first')
+  await table.getByRole('button', { name: 'Size' }).click()
+  await waitFor(async () => (await table.getByRole('row').nth(1).getAttribute('aria-label')) === 'f118.txt')
+  t.pass('and the largest, sorted the other way')
+
+  await page.getByRole('searchbox', { name: 'Search My files' }).fill('F11')
+  await page.keyboard.press('Enter')
+  const found = page.getByRole('table', { name: 'Found by “F11”' })
+  await found.getByRole('row', { name: 'f119.txt' }).waitFor()
+  t.equal(await found.getByRole('row').count(), 11, 'a heading row and the ten files whose name holds the text, in any case')
+  await page.getByRole('button', { name: 'Back to the folder' }).click()
+  await table.getByRole('row', { name: 'f118.txt' }).waitFor()
+  t.same(await accessibilityProblems(page), [], 'axe-core finds no serious or critical violation')
+  t.same(problems, [], 'no script error and no Content-Security-Policy violation')
+})

@@ -13,6 +13,8 @@ export type KeySummary = Schemas['StowageKeySummary']
 export type S3CredentialSummary = Schemas['StowageS3CredentialList']['credentials'][number]
 export type Listing = Schemas['StowageFileList']
 export type Version = Schemas['StowageVersion']
+/** A listing's order, as the service sorts a whole folder. */
+export interface ServiceOrder { sort: 'name' | 'size' | 'lastModified', order: 'asc' | 'desc' }
 
 export function createApi (tokens: Tokens) {
   async function sessionFetch (request: Request): Promise<Response> {
@@ -34,8 +36,8 @@ export function createApi (tokens: Tokens) {
   const dataOf = async <T>(call: Promise<{ data?: T }>) => (await call).data as T
   const bytes = (path: string, init?: RequestInit) => sessionFetch(new Request(serviceUrl(path), init))
   const filePath = (path: string) => path.split('/').map(encodeURIComponent).join('/')
-  const list = (prefix: string, continuationToken?: string, oneLevel = true) =>
-    dataOf(client.GET('/api/files', { params: { query: { prefix, continuationToken, ...(oneLevel ? { delimiter: '/' as const } : {}) } } }))
+  const list = (prefix: string, continuationToken?: string, oneLevel = true, order?: ServiceOrder) =>
+    dataOf(client.GET('/api/files', { params: { query: { prefix, continuationToken, ...(oneLevel ? { delimiter: '/' as const, ...order } : {}) } } }))
   const remove = async (path: string) => (await bytes(`api/raw/${filePath(path)}`, { method: 'DELETE' })).headers.get('stowage-trash-id') ?? undefined
   async function transfer (route: '/api/moves' | '/api/copies', from: string, to: string) {
     for (;;) {
@@ -47,6 +49,8 @@ export function createApi (tokens: Tokens) {
   return {
     usage: () => dataOf(client.GET('/api/usage')),
     list,
+    /** Files under `prefix` whose path holds `text`, in any case, a page at a time. */
+    search: (text: string, prefix: string, continuationToken?: string) => dataOf(client.GET('/api/search', { params: { query: { q: text, prefix, continuationToken } } })),
     /** To the trash: answers the trash item's id, for Undo. */
     remove,
     /** Every file under a folder, to the trash one by one, then the folders made on purpose in it,

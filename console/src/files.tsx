@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Api } from './api.js'
 import { Breadcrumbs } from './breadcrumbs.js'
 import type { Route } from './route.js'
@@ -10,7 +10,7 @@ import { Share } from './share.js'
 import { Preview } from './preview.js'
 import { Versions } from './versions.js'
 import { FileTable, type RowAction } from './file-table.js'
-import { bytes, freeName, rowsOf, type Row } from './listing.js'
+import { bytes, freeName, rowsOf, serviceOrder, type Row } from './listing.js'
 import { useFolderStore } from './folder-store.js'
 import { chosenFiles, droppedFiles, type Picked } from './drop.js'
 
@@ -42,7 +42,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const load = (continuationToken?: string, current = () => true) => attempt(async () => {
     dispatch({ type: 'loading', loading: true })
     try {
-      const [listing, usage] = await Promise.all([api.list(prefix, continuationToken), continuationToken ? undefined : api.usage()])
+      const [listing, usage] = await Promise.all([api.list(prefix, continuationToken, true, serviceOrder(sort)), continuationToken ? undefined : api.usage()])
       if (!current()) return
       if (usage) dispatch({ type: 'usage', usage })
       dispatch({ type: 'listed', rows: rowsOf(prefix, listing), next: listing.isTruncated ? listing.continuationToken : undefined, appended: continuationToken !== undefined })
@@ -50,12 +50,23 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       if (current()) dispatch({ type: 'loading', loading: false })
     }
   })
+  // A folder sorted is sorted whole, by the service: listed again from its first page.
   useEffect(() => {
     let shown = true
     dispatch({ type: 'opened' })
     void load(undefined, () => shown)
     return () => { shown = false }
-  }, [prefix])
+  }, [prefix, sort])
+
+  // Files found by name under this folder, shown instead of it while there is a search.
+  const [query, setQuery] = useState('')
+  const [found, setFound] = useState<{ text: string, rows: Row[], next?: string }>()
+  useEffect(() => setFound(undefined), [prefix])
+  const search = (text: string, continuationToken?: string) => attempt(async () => {
+    const page = await api.search(text, prefix, continuationToken)
+    const rows: Row[] = page.files.map((file) => ({ name: file.key.slice(prefix.length), folder: false, size: file.size, lastModified: file.lastModified, etag: file.etag }))
+    setFound({ text, rows: [...continuationToken && found ? found.rows : [], ...rows], next: page.isTruncated ? page.continuationToken : undefined })
+  })
   // The folder follows changes made elsewhere (another tab, the CLI, a sync): the change journal is
   // waited on, and the folder listed again when something under it changed.
   useEffect(() => {
@@ -182,6 +193,11 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         <input ref={chooser} type="file" multiple hidden onChange={chosen} />
         <input ref={folderChooser} type="file" {...{ webkitdirectory: '' }} hidden onChange={chosen} />
       </div>
+      <form class="search" role="search" onSubmit={(event) => { event.preventDefault(); if ([...query.trim()].length >= 2) void search(query.trim()) }}>
+        <input type="search" aria-label={`Search ${folderName ?? 'My files'}`} placeholder="Find files by name" value={query} minLength={2}
+          onInput={(event) => setQuery(event.currentTarget.value)} />
+        <button type="submit">Search</button>
+      </form>
       <p class="hint">Drop files or folders here to upload them.</p>
       <Transfers uploads={uploads} />
       {taken && <NameTaken name={taken.name} onChoice={taken.choose} />}
@@ -196,10 +212,19 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       )}
       {error && <p role="alert" class="error">{error}</p>}
       {undo && <p role="status">{undo.what} in the trash. <button type="button" onClick={restore}>Undo</button></p>}
-      <FileTable titleId="folder-title" rows={rows} sort={sort} onSort={(sort) => dispatch({ type: 'sorted', sort })} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
-        onSelect={(keys, ticked) => dispatch({ type: 'ticked', keys, ticked })} />
-      {!loading && rows.length === 0 && !error && <p>This folder is empty.</p>}
-      {next && <button type="button" disabled={loading} onClick={() => load(next)}>Show more</button>}
+      {found && (
+        <section aria-labelledby="found-title">
+          <h2 id="found-title">{found.rows.length === 0 ? `Nothing here is named like “${found.text}”` : `Found by “${found.text}”`}</h2>
+          <button type="button" onClick={() => { setFound(undefined); setQuery('') }}>Back to the folder</button>
+          {found.rows.length > 0 && <FileTable titleId="found-title" rows={found.rows} sort={sort} onSort={(sort) => dispatch({ type: 'sorted', sort })} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
+            onSelect={(keys, ticked) => dispatch({ type: 'ticked', keys, ticked })} />}
+          {found.next && <button type="button" onClick={() => search(found.text, found.next)}>Show more</button>}
+        </section>
+      )}
+      {!found && <FileTable titleId="folder-title" rows={rows} sort={sort} onSort={(sort) => dispatch({ type: 'sorted', sort })} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
+        onSelect={(keys, ticked) => dispatch({ type: 'ticked', keys, ticked })} />}
+      {!found && !loading && rows.length === 0 && !error && <p>This folder is empty.</p>}
+      {!found && next && <button type="button" disabled={loading} onClick={() => load(next)}>Show more</button>}
     </section>
   )
 }

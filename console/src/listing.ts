@@ -1,5 +1,5 @@
 // A folder's rows as the console shows them: its folders and files, named within it, sorted.
-import type { Listing } from './api.js'
+import type { Listing, ServiceOrder } from './api.js'
 
 export type Row = { name: string, folder: true, prefix: string } | { name: string, folder: false, size: number, lastModified: string, etag: string }
 
@@ -26,14 +26,21 @@ export function freeName (name: string, taken: Set<string>, folder = false) {
 export type SortKey = 'name' | 'size' | 'date'
 export interface SortOrder { key: SortKey, descending: boolean }
 
-const sortValue = (row: Row, key: SortKey): string | number =>
-  key === 'name' ? row.name : row.folder ? -1 : key === 'size' ? row.size : row.lastModified
+/** The order the service sorts a whole folder in, for this column. */
+export const serviceOrder = ({ key, descending }: SortOrder): ServiceOrder =>
+  ({ sort: key === 'date' ? 'lastModified' : key, order: descending ? 'desc' : 'asc' })
 
-/** The rows shown sorted by a column, folders first when sorting by size or date. */
+const compare = (x: string | number, y: string | number) => x < y ? -1 : x > y ? 1 : 0
+
+/** The rows shown sorted by a column, as the service sorts the folder: by name ascending, files and
+ *  folders together; else folders first (by name), then files, ties by name. */
 export function sorted (rows: Row[], { key, descending }: SortOrder) {
-  const order = rows.slice().sort((a, b) => {
-    const [x, y] = [sortValue(a, key), sortValue(b, key)]
-    return x < y ? -1 : x > y ? 1 : 0
+  const direction = descending ? -1 : 1
+  if (key === 'name' && !descending) return rows.slice().sort((a, b) => compare(a.name, b.name))
+  return rows.slice().sort((a, b) => {
+    if (a.folder !== b.folder) return a.folder ? -1 : 1
+    if (a.folder || b.folder || key === 'name') return direction * compare(a.name, b.name)
+    const [x, y] = key === 'size' ? [a.size, b.size] : [a.lastModified, b.lastModified]
+    return direction * compare(x, y) || compare(a.name, b.name)
   })
-  return descending ? order.reverse() : order
 }
