@@ -64,7 +64,10 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       querystring: ListFilesQuery,
       response: { 200: answer('One page of your files, in key order or the order asked for', Type.Ref(FileList)), ...errorResponses(400, 503, ...CALLER_REFUSALS) }
     }
-  }, async (request) => files.list(request.userId, request.query))
+  }, async (request) => {
+    const { prefix, continuationToken, delimiter, sort, order } = request.query
+    return await files.list(request.userId, { prefix, continuationToken, delimiter, sort, order })
+  })
 
   app.get('/api/search', {
     config: DOCUMENTED,

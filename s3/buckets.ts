@@ -94,12 +94,12 @@ export async function listObjects (files: FileService, userId: string, bucket: s
   let isTruncated = false
   let more = true
   while (more && contents.length + prefixes.length < maxKeys) {
-    const page = await files.list(userId, { prefix: `${bucket}/${prefix}`, continuationToken, ...oneLevel ? { delimiter: '/' } : {} })
+    const room = maxKeys - contents.length - prefixes.length
+    const page = await files.list(userId, { prefix: `${bucket}/${prefix}`, continuationToken, pageSize: room, ...oneLevel ? { delimiter: '/' } : {} })
     const entries = [
       ...page.files.map((file) => ({ at: file.key, file })),
       ...oneLevel ? (page.folders ?? []).map((folder) => ({ at: folder, file: undefined })) : []
     ].sort((a, b) => a.at < b.at ? -1 : a.at > b.at ? 1 : 0)
-    const room = maxKeys - contents.length - prefixes.length
     for (const { at, file } of entries.slice(0, room)) {
       if (file) contents.push({ ...file, key: at.slice(bucket.length + 1) })
       else prefixes.push(at.slice(bucket.length + 1))

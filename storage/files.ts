@@ -82,7 +82,12 @@ export interface ListQuery {
   delimiter?: '/'
   sort?: ListSort
   order?: 'asc' | 'desc'
+  /** Entries a page, PAGE_SIZE unless a front end that answers more at once asks (up to S3's 1,000). */
+  pageSize?: number
 }
+
+// The most entries a page of the file service holds: S3's max-keys.
+const MAX_PAGE_SIZE = 1000
 
 // A sorted listing's token: `~` (never in a name-ordered token) and its order and where it ended, so
 // that a page of another order is refused rather than misread.
@@ -284,7 +289,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       const startAfter = query.continuationToken === undefined
         ? undefined
         : base + decodeContinuationToken(query.continuationToken)
-      const page = await (await readsOf(userId)).list(base + prefix, { startAfter, limit: PAGE_SIZE, delimiter: query.delimiter })
+      const limit = Math.min(query.pageSize ?? PAGE_SIZE, MAX_PAGE_SIZE)
+      const page = await (await readsOf(userId)).list(base + prefix, { startAfter, limit, delimiter: query.delimiter })
       const files = page.objects.filter((object) => !isMarker(object.key)).map((object) => ({
         key: object.key.slice(base.length),
         size: object.size,

@@ -139,10 +139,13 @@ t.test('calls to the identity provider and STS are spans of the request that mad
   t.equal(listed.status, 200)
   const jwtSpans = await collector.trace(jwt.traceId, (spans) => spans.some((span) => span.kind === SERVER) && spans.some((span) => span.name === 'idp jwks'))
   const jwtRequest = jwtSpans.find((span) => span.kind === SERVER)!
-  for (const name of ['idp discovery', 'idp jwks', 'store list']) {
+  for (const name of ['idp discovery', 'idp jwks']) {
     const span = jwtSpans.find((span) => span.name === name)
     t.ok(span && descendsFrom(jwtSpans, span, jwtRequest), `${name} inside the request`)
   }
+  // A listing reads the index of names, in the database.
+  const listing = jwtSpans.find((span) => span.name === 'SELECT' && String(span.attributes['db.query.text']).includes('"names"'))
+  t.ok(listing && descendsFrom(jwtSpans, listing, jwtRequest), 'the index\'s query inside the request')
   t.match(jwtSpans.find((span) => span.name === 'idp jwks')!.attributes, { 'peer.service': 'identity-provider', 'stowage.outcome': 'ok' })
 
   const refresh = newTraceparent()
