@@ -14,9 +14,8 @@ export interface RefreshOptions {
   durationSeconds: number
   stsEndpoint: string
   stsRegion: string
-  /** The bucket and `users/{userId}/<root>/` prefix of a user, and whether the credentials may write
-   *  there (not under a quota, which only Stowage's own writes can keep). */
-  locate: (userId: string, orgId: string | null) => Promise<{ bucket: string, prefix: string, writable: boolean }>
+  /** The bucket and `users/{userId}/<root>/` prefix of a user. */
+  locate: (userId: string, orgId: string | null) => Promise<{ bucket: string, prefix: string }>
   timeoutMs?: number
   onUpstreamFailure?: FailureLog
   observeCall?: ObserveCall
@@ -29,18 +28,19 @@ export interface RefreshedTokens extends ProviderTokens {
   credentials?: AwsCredentials
 }
 
-const READS = ['s3:GetObject']
-const WRITES = ['s3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts']
-
-/** Allows S3 only under the user's own prefix of the bucket: objects there (read only, unless
- *  `writable`), and listing of it. */
-export function sessionPolicy (bucket: string, prefix: string, writable = true): string {
+/**
+ * Allows S3 only under the user's own prefix of the bucket, and only to read: its objects, and
+ * listing of it. A write straight into the bucket would skip everything Stowage keeps of a write (the
+ * index of names, versions, the trash, the journal, quotas) and an overwrite would destroy the old
+ * bytes; writers use Stowage's S3 endpoint, which keeps all of it.
+ */
+export function sessionPolicy (bucket: string, prefix: string): string {
   return JSON.stringify({
     Version: '2012-10-17',
     Statement: [
       {
         Effect: 'Allow',
-        Action: writable ? [...READS, ...WRITES] : READS,
+        Action: ['s3:GetObject'],
         Resource: `arn:aws:s3:::${bucket}/${prefix}*`
       },
       {
@@ -84,7 +84,7 @@ export function createTokenRefresher (options: RefreshOptions) {
     const userId = claims[options.userClaim]
     if (!isSafeSegment(userId)) throw new BadGatewayError('the ID token names no usable user')
     const orgId = claims[options.orgClaim]
-    const { bucket, prefix, writable } = await options.locate(userId, typeof orgId === 'string' ? orgId : null)
+    const { bucket, prefix } = await options.locate(userId, typeof orgId === 'string' ? orgId : null)
     const { client, AssumeRoleWithWebIdentityCommand } = await stsClient()
     let answer
     try {
@@ -93,7 +93,7 @@ export function createTokenRefresher (options: RefreshOptions) {
         RoleSessionName: `stowage-${userId}`.replace(/[^\w+=,.@-]/g, '-').slice(0, 64),
         WebIdentityToken: idToken,
         DurationSeconds: options.durationSeconds,
-        Policy: sessionPolicy(bucket, prefix, writable)
+        Policy: sessionPolicy(bucket, prefix)
       }), { abortSignal: AbortSignal.timeout(timeoutMs) }))
     } catch (error) {
       failed('the AWS security token service', error)

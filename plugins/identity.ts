@@ -23,10 +23,10 @@ export function resourceMetadataOf (request: FastifyRequest) {
 }
 
 export const identityPlugin = fp<IdentityPluginOptions>(async (app, options) => {
-  const { stowageDb, stowageFiles, stowageQuotas } = stowageOf(app)
+  const { stowageDb, stowageFiles } = stowageOf(app)
   const identity = createIdentityService({ log: app.log, ...options }, {
     organizations: createOrganizationRepository(stowageDb),
-    locate: async (userId, orgId) => ({ ...stowageFiles.location(userId), writable: !(await stowageQuotas.applies({ userId, orgId })) })
+    locate: async (userId) => stowageFiles.location(userId)
   })
   decorateStowage(app, 'stowageIdentity', identity)
   app.addHook('onClose', async () => { identity.refresher.close() })
