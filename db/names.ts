@@ -76,10 +76,12 @@ export async function applyNameChanges (trx: Kysely<Database>, changes: NameChan
 
 /** Rows for folders that hold something, where there are none yet. */
 async function addFolders (trx: Kysely<Database>, userId: string, folders: string[]) {
-  if (folders.length === 0) return
-  await trx.insertInto('names')
-    .values(folders.map((key) => ({ key, user_id: userId, parent: parentOf(key), folder: 1, made: 0, size: 0 })))
-    .onConflict((conflict) => conflict.column('key').doNothing()).execute()
+  // A thousand rows a statement: within SQLite's and PostgreSQL's bounds on parameters.
+  for (let at = 0; at < folders.length; at += 1000) {
+    await trx.insertInto('names')
+      .values(folders.slice(at, at + 1000).map((key) => ({ key, user_id: userId, parent: parentOf(key), folder: 1, made: 0, size: 0 })))
+      .onConflict((conflict) => conflict.column('key').doNothing()).execute()
+  }
 }
 
 /** Removes the rows of `folders` (deepest first) that were not made on purpose and hold nothing now;
@@ -186,12 +188,17 @@ export function createNameRepository (db: Kysely<Database>) {
     /** Indexes what a store listed (a build or a reindex): rows it has not (the publisher's are newer). */
     async addListed (userId: string, root: string, objects: IndexedName[], done: { after: string, claimedUntil: Date } | 'done') {
       await db.transaction().execute(async (trx) => {
-        for (const object of objects) {
-          const row = { made: 1, size: object.size, etag: object.etag, content_type: object.contentType ?? null, last_modified: object.lastModified.toISOString() }
-          await trx.insertInto('names').values({ key: object.key, user_id: userId, parent: parentOf(object.key), folder: Number(object.key.endsWith('/')), ...row })
-            .onConflict((conflict) => conflict.column('key').doUpdateSet(row).where('names.made', '=', 0)).execute()
-          await addFolders(trx, userId, ancestorsOf(object.key, root))
+        // A batch in two statements: its names (a folder the publisher indexed as holding files
+        // becomes made), then the folders above them.
+        if (objects.length > 0) {
+          await trx.insertInto('names').values(objects.map((object) => ({
+            key: object.key, user_id: userId, parent: parentOf(object.key), folder: Number(object.key.endsWith('/')), made: 1,
+            size: object.size, etag: object.etag, content_type: object.contentType ?? null, last_modified: object.lastModified.toISOString()
+          }))).onConflict((conflict) => conflict.column('key').doUpdateSet(({ ref }) => ({
+            made: 1, size: ref('excluded.size'), etag: ref('excluded.etag'), content_type: ref('excluded.content_type'), last_modified: ref('excluded.last_modified')
+          })).where('names.made', '=', 0)).execute()
         }
+        await addFolders(trx, userId, [...new Set(objects.flatMap((object) => ancestorsOf(object.key, root)))])
         await trx.updateTable('name_builds').where('user_id', '=', userId)
           .set(done === 'done' ? { done: 1, after: null, claimed_until: null } : { after: done.after, claimed_until: done.claimedUntil.toISOString() }).execute()
       })
