@@ -7,6 +7,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import { stowage } from '../plugins/stowage.js'
 import { bearer, buildTestApp } from './helpers/app.js'
+import { waitFor } from './helpers/wait.js'
 import { accessibilityProblems, browserFixture, noBrowser as skip, pageProblems, screenshot } from './helpers/browser.js'
 
 // The console's main flows, as a person goes through them, in Debian's Chromium, on fs and on S3;
@@ -79,7 +80,9 @@ for (const driver of ['fs', 's3'] as const) {
     await table.getByRole('button', { name: /^Size/ }).click()
     await table.getByRole('button', { name: /^Size/ }).click()
     t.equal(await table.getByRole('columnheader', { name: 'Size' }).getAttribute('aria-sort'), 'descending')
-    t.equal(await table.getByRole('row').nth(1).getAttribute('aria-label'), 'photo.jpg', 'sorted by size, largest first')
+    // Sorted by the service, the whole folder: folders first, then the files, largest first.
+    await waitFor(async () => (await table.getByRole('row').nth(2).getAttribute('aria-label')) === 'photo.jpg', { what: 'the folder sorted by size, largest first' })
+    t.equal(await table.getByRole('row').nth(1).getAttribute('aria-label'), 'docs', 'folders first')
     await table.getByRole('button', { name: /^Name/ }).click()
 
     // Download through a signed link: Stowage's own downloads, a store's opens in a tab.
