@@ -56,7 +56,10 @@ t.test('a killed store is 503 at once; once it is restarted, requests succeed', 
   t.equal(read.headers['retry-after'], '5')
   t.ok(ms < 15_000, `answered in ${Math.round(ms)} ms`)
   t.equal((await writeNote('while down')).statusCode, 503)
-  for (const [method, url] of [['GET', '/api/files?prefix='], ['DELETE', '/api/files/note.md'], ['DELETE', '/api/raw/note.md'], ['PUT', '/api/raw/note.md']] as const) {
+  const listed = await app.inject({ url: '/api/files?prefix=', headers })
+  t.equal(listed.statusCode, 200, 'a listing is answered from the index of names, in the database')
+  t.same(listed.json().files.map((file: { key: string }) => file.key), ['note.md'])
+  for (const [method, url] of [['DELETE', '/api/files/note.md'], ['DELETE', '/api/raw/note.md'], ['PUT', '/api/raw/note.md']] as const) {
     const res = await app.inject({ method, url, headers: method === 'PUT' ? { ...headers, 'content-type': 'text/plain' } : headers, payload: method === 'PUT' ? 'while down' : undefined })
     t.equal(res.statusCode, 503, `${method} ${url}`)
     t.equal(res.headers['retry-after'], '5', `${method} ${url}: Retry-After`)
