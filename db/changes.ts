@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import { beginsWith, isPostgres } from './dialect.js'
 import type { ChangesTable, Database } from './types.js'
-import { applyNameChanges, type NameChange } from './names.js'
+import { applyNameChanges, takeWritersTurn, type NameChange } from './names.js'
 import { queueDeliveries } from './webhooks.js'
 import { followDeadProperties } from './webdav.js'
 
@@ -59,9 +59,9 @@ export function createChangeRepository (db: Kysely<Database>) {
     async add (change: Omit<ChangeEntry, 'seq'>, names: NameChange[] = []): Promise<number> {
       const { userId, op, key, from, size, etag, contentType, at } = change
       return await db.transaction().execute(async (trx) => {
-        // One journal writer at a time: entries commit in the order of their `seq`, so a reader
-        // past one never misses an earlier one that was still committing.
-        if (notifies) await sql`select pg_advisory_xact_lock(hashtextextended(${CHANGES_CHANNEL}, 1))`.execute(trx)
+        // One writer at a time: a reader past an entry never misses an earlier one that was still
+        // committing, and the index's folders are never pruned under a write that adds to them.
+        await takeWritersTurn(trx)
         await trx.insertInto('changes').values({
           user_id: userId, op, key, from_key: from ?? null, size: size ?? null, etag: etag ?? null, content_type: contentType ?? null, at: at.toISOString()
         }).execute()

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
-import { lookupOf } from './dialect.js'
+import { isPostgres, lookupOf } from './dialect.js'
 import type { Database, NamesTable } from './types.js'
 
 // The index of names: a row per file and per folder under each user's root, written with the
@@ -56,6 +56,17 @@ const indexed = (row: Pick<Selectable<NamesTable>, 'key' | 'size' | 'etag' | 'co
 const PLANNED = ''
 
 const COLUMNS = ['key', 'size', 'etag', 'content_type', 'last_modified', 'folder'] as const
+
+// The key of the lock that keeps writers of the journal and the index one at a time on PostgreSQL
+// (the journal's NOTIFY channel's name, as instances of every release take it).
+const WRITERS_LOCK = 'stowage_changes'
+
+/** One writer of the journal and the index at a time (PostgreSQL; SQLite has one writer anyway):
+ *  entries commit in the order of their `seq`, and a folder's row is never pruned under a write
+ *  that adds to it. Held until the transaction ends. */
+export async function takeWritersTurn (trx: Kysely<Database>) {
+  if (isPostgres(trx)) await sql`select pg_advisory_xact_lock(hashtextextended(${WRITERS_LOCK}, 1))`.execute(trx)
+}
 
 /** Applies the publisher's changes to the index, inside the caller's transaction. */
 export async function applyNameChanges (trx: Kysely<Database>, changes: NameChange[]) {
@@ -178,7 +189,12 @@ export function createNameRepository (db: Kysely<Database>) {
     },
 
     /** Applies changes found by a reindex or a read (not the publisher's: those come with the journal). */
-    apply: async (changes: NameChange[]) => { await db.transaction().execute((trx) => applyNameChanges(trx, changes)) },
+    apply: async (changes: NameChange[]) => {
+      await db.transaction().execute(async (trx) => {
+        await takeWritersTurn(trx)
+        await applyNameChanges(trx, changes)
+      })
+    },
 
     /** A content type learnt from the store, for a row built without one. */
     async learnContentType (key: string, etag: string, contentType: string) {
