@@ -73,9 +73,7 @@ export async function applyNameChanges (trx: Kysely<Database>, changes: NameChan
   for (const { key, userId, root, after } of changes) {
     const folder = key.endsWith('/')
     if (after) {
-      const row = { size: after.size, etag: after.etag, content_type: after.contentType ?? null, last_modified: after.lastModified.toISOString(), made: 1 }
-      await trx.insertInto('names').values({ key, user_id: userId, parent: parentOf(key), folder: Number(folder), ...row })
-        .onConflict((conflict) => conflict.column('key').doUpdateSet(row)).execute()
+      await putNames(trx, userId, [{ key, ...after }], { over: 'any' })
       await addFolders(trx, userId, ancestorsOf(key, root))
     } else {
       if (folder) await trx.updateTable('names').set({ made: 0, etag: null, content_type: null, last_modified: null }).where('key', '=', key).execute()
@@ -83,6 +81,22 @@ export async function applyNameChanges (trx: Kysely<Database>, changes: NameChan
       await pruneFolders(trx, [...folder ? [key] : [], ...ancestorsOf(key, root)])
     }
   }
+}
+
+/** Rows for files and made folders, replacing the rows they find (`over: 'any'`: what the publisher
+ *  published is what stands) or only the rows of folders that were held by what they held (a
+ *  listing's names: the publisher's rows are newer). */
+async function putNames (trx: Kysely<Database>, userId: string, names: IndexedName[], { over }: { over: 'any' | 'held folders' }) {
+  if (names.length === 0) return
+  await trx.insertInto('names').values(names.map(({ key, size, etag, contentType, lastModified }) => ({
+    key, user_id: userId, parent: parentOf(key), folder: Number(key.endsWith('/')), made: 1,
+    size, etag, content_type: contentType ?? null, last_modified: lastModified.toISOString()
+  }))).onConflict((conflict) => {
+    const replace = conflict.column('key').doUpdateSet(({ ref }) => ({
+      made: 1, size: ref('excluded.size'), etag: ref('excluded.etag'), content_type: ref('excluded.content_type'), last_modified: ref('excluded.last_modified')
+    }))
+    return over === 'any' ? replace : replace.where('names.made', '=', 0)
+  }).execute()
 }
 
 /** Rows for folders that hold something, where there are none yet. */
@@ -206,14 +220,7 @@ export function createNameRepository (db: Kysely<Database>) {
       await db.transaction().execute(async (trx) => {
         // A batch in two statements: its names (a folder the publisher indexed as holding files
         // becomes made), then the folders above them.
-        if (objects.length > 0) {
-          await trx.insertInto('names').values(objects.map((object) => ({
-            key: object.key, user_id: userId, parent: parentOf(object.key), folder: Number(object.key.endsWith('/')), made: 1,
-            size: object.size, etag: object.etag, content_type: object.contentType ?? null, last_modified: object.lastModified.toISOString()
-          }))).onConflict((conflict) => conflict.column('key').doUpdateSet(({ ref }) => ({
-            made: 1, size: ref('excluded.size'), etag: ref('excluded.etag'), content_type: ref('excluded.content_type'), last_modified: ref('excluded.last_modified')
-          })).where('names.made', '=', 0)).execute()
-        }
+        await putNames(trx, userId, objects, { over: 'held folders' })
         await addFolders(trx, userId, [...new Set(objects.flatMap((object) => ancestorsOf(object.key, root)))])
         await trx.updateTable('name_builds').where('user_id', '=', userId)
           .set(done === 'done' ? { done: 1, after: null, claimed_until: null } : { after: done.after, claimed_until: done.claimedUntil.toISOString() }).execute()

@@ -4,7 +4,7 @@ import type { TrashRepository } from '../db/trash.js'
 import type { VersionRepository } from '../db/versions.js'
 import type { Owner } from '../db/usage.js'
 import { hasPreconditions, isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
-import { pageEnd, type Bytes, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState } from './object-store.js'
+import { pageEnd, type Bytes, type ObjectInfo, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState } from './object-store.js'
 import {
   checkFilePath, checkFolderPath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
 } from './paths.js'
@@ -106,6 +106,11 @@ function decodeSortedToken (token: string, sort: ListSort, order: string): Sorte
 }
 
 export type FileRead = { notModified: true, file: ObjectMeta } | { notModified: false, file: ObjectRead }
+
+/** A listed object as a page of files shows it: its path under the user's root (`base`). */
+const listedUnder = (base: string) => (object: ObjectInfo) => ({
+  key: object.key.slice(base.length), size: object.size, lastModified: object.lastModified.toISOString(), etag: object.etag
+})
 
 const described = (path: string, meta: ObjectMeta) => ({
   key: path, size: meta.size, contentType: meta.contentType, lastModified: meta.lastModified.toISOString(), etag: meta.etag
@@ -221,7 +226,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     const after = continuationToken === undefined ? undefined : decodeSortedToken(continuationToken, sort, order)
     const page = await names.listSorted(userId, base + prefix, sort, order === 'desc', PAGE_SIZE,
       after && ('folder' in after ? { folder: base + checkPrefix(after.folder) } : { value: after.value, key: base + checkFilePath(after.key) }))
-    const files = page.objects.map((object) => ({ key: object.key.slice(base.length), size: object.size, lastModified: object.lastModified.toISOString(), etag: object.etag }))
+    const files = page.objects.map(listedUnder(base))
     const folders = page.folders.map((folder) => folder.slice(base.length))
     const ended: SortedAfter | undefined = page.next
     const next = ended && ('folder' in ended ? { folder: ended.folder.slice(base.length) } : { value: ended.value, key: ended.key.slice(base.length) })
@@ -291,12 +296,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         : base + decodeContinuationToken(query.continuationToken)
       const limit = Math.min(query.pageSize ?? PAGE_SIZE, MAX_PAGE_SIZE)
       const page = await (await readsOf(userId)).list(base + prefix, { startAfter, limit, delimiter: query.delimiter })
-      const files = page.objects.filter((object) => !isMarker(object.key)).map((object) => ({
-        key: object.key.slice(base.length),
-        size: object.size,
-        lastModified: object.lastModified.toISOString(),
-        etag: object.etag
-      }))
+      const files = page.objects.filter((object) => !isMarker(object.key)).map(listedUnder(base))
       const made = page.objects.filter((object) => isMarker(object.key)).map((object) => object.key.slice(base.length))
       const folders = query.delimiter
         ? { folders: (page.folders ?? []).map((folder) => folder.slice(base.length)) }
@@ -315,7 +315,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       const root = base + checkPrefix(prefix)
       const after = continuationToken === undefined ? undefined : base + decodeContinuationToken(continuationToken)
       const found = await names.search(userId, root, q, PAGE_SIZE, after)
-      const files = found.files.map((file) => ({ key: file.key.slice(base.length), size: file.size, lastModified: file.lastModified.toISOString(), etag: file.etag }))
+      const files = found.files.map(listedUnder(base))
       return found.isTruncated ? { files, isTruncated: true, continuationToken: encodeContinuationToken(files.at(-1)!.key) } : { files, isTruncated: false }
     },
 

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { IndexedName, ListSort, NameChange, NameRepository, SortedAfter } from '../db/names.js'
 import { BusyError } from '../errors.js'
-import { compareKeys, type ListOptions, type ListPage, type ObjectMeta, type ObjectStore } from './object-store.js'
+import { compareKeys, listedPages, type ListOptions, type ListPage, type ObjectMeta, type ObjectStore } from './object-store.js'
 
 // How long an instance holds a user's build between batches: a build whose instance stopped is
 // taken up by another (or by itself, restarted) once this has passed.
@@ -59,28 +59,20 @@ export function createNameIndex ({ repository, store, rootOf, log, claimMs = CLA
   /** Every user with a folder in the store. */
   async function usersInStore () {
     const users: string[] = []
-    let startAfter: string | undefined
-    for (;;) {
-      const page = await store.list('users/', { delimiter: '/', startAfter, limit: BUILD_BATCH })
+    for await (const page of listedPages(store, 'users/', { delimiter: '/' })) {
       users.push(...(page.folders ?? []).map((folder) => folder.slice('users/'.length, -1)))
-      startAfter = [page.folders?.at(-1), page.objects.at(-1)?.key].filter((key) => key !== undefined).sort(compareKeys).at(-1)
-      if (!page.isTruncated || startAfter === undefined) return users
     }
+    return users
   }
 
   async function buildUser (userId: string, after: string | undefined, signal?: AbortSignal) {
     const root = rootOf(userId)
-    for (let startAfter = after; ;) {
-      const page = await store.list(root, { startAfter, limit: batch })
+    for await (const page of listedPages(store, root, { startAfter: after, limit: batch })) {
       const last = page.objects.at(-1)?.key
       const done = !page.isTruncated || last === undefined
       await repository.addListed(userId, root, page.objects as IndexedName[], done ? 'done' : { after: last, claimedUntil: new Date(Date.now() + claimMs) })
-      if (done) {
-        builtUsers.add(userId)
-        return
-      }
+      if (done) builtUsers.add(userId)
       if (signal?.aborted) return
-      startAfter = last
     }
   }
 
@@ -139,8 +131,8 @@ export function createNameIndex ({ repository, store, rootOf, log, claimMs = CLA
     async reindex (userId: string): Promise<Differences> {
       const root = rootOf(userId)
       const differences: Differences = { added: 0, removed: 0, changed: 0 }
-      const stored = pages((startAfter) => store.list(root, { startAfter, limit: batch }))
-      const known = pages((startAfter) => repository.list(root, { startAfter, limit: batch }))
+      const stored = objectsOf(store, root, batch)
+      const known = objectsOf(repository, root, batch)
       let [inStore, inIndex] = await Promise.all([stored.next(), known.next()])
       let changes: NameChange[] = []
       const mend = async (change: NameChange, kind: keyof Differences) => {
@@ -174,14 +166,8 @@ const asName = (object: { key: string, size: number, etag: string, lastModified:
   ({ size: object.size, etag: object.etag, lastModified: object.lastModified, contentType: object.contentType })
 
 /** The objects of a flat listing, one page read at a time. */
-async function * pages<T extends { key: string }> (list: (startAfter?: string) => Promise<{ objects: T[], isTruncated: boolean }>) {
-  let startAfter: string | undefined
-  for (;;) {
-    const page = await list(startAfter)
-    yield * page.objects
-    startAfter = page.objects.at(-1)?.key
-    if (!page.isTruncated || startAfter === undefined) return
-  }
+async function * objectsOf (lister: Pick<ObjectStore, 'list'>, prefix: string, limit: number) {
+  for await (const page of listedPages(lister, prefix, { limit })) yield * page.objects
 }
 
 export type NameIndex = ReturnType<typeof createNameIndex>

@@ -170,6 +170,17 @@ export function pageEnd ({ objects, folders }: Pick<ListPage, 'objects' | 'folde
   return [objects.at(-1)?.key, folders?.at(-1)].filter((key) => key !== undefined).sort(compareKeys).at(-1)
 }
 
+/** Every page of `lister`'s listing of `prefix` (a store's, or the index of names'), from after
+ *  `startAfter`: each page starts after the last one's end. */
+export async function * listedPages (lister: Pick<ObjectStore, 'list'>, prefix: string, { startAfter, limit = 1000, delimiter }: Partial<ListOptions> = {}) {
+  for (;;) {
+    const page = await lister.list(prefix, { startAfter, limit, delimiter })
+    yield page
+    startAfter = pageEnd(page)
+    if (!page.isTruncated || startAfter === undefined) return
+  }
+}
+
 /** The range's first and last byte in a file of `size` bytes; RangeNotSatisfiableError past the end. */
 export function resolveRange (range: RangeRequest, size: number): ByteRange {
   if ('suffix' in range) {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Owner, Usage, UsageChange, UsageRepository } from '../db/usage.js'
 import { InsufficientStorageError } from '../errors.js'
-import { pageEnd, type ObjectStore } from './object-store.js'
+import { listedPages, type ObjectStore } from './object-store.js'
 
 // A reservation outlives its instance by at most this; a living one renews it a few times as often.
 const RESERVATION_TTL_MS = 10 * 60_000
@@ -118,20 +118,6 @@ export function createQuotas (repository: UsageRepository) {
 
 export type Quotas = ReturnType<typeof createQuotas>
 
-const LISTED = 1000
-
-/** Every key under `prefix`, page by page: with `delimiter`, the next level's folders only. */
-async function * listAll (store: ObjectStore, prefix: string, delimiter?: '/') {
-  let startAfter: string | undefined
-  for (;;) {
-    const page = await store.list(prefix, { startAfter, limit: LISTED, delimiter })
-    yield page
-    const last = pageEnd(page)
-    if (!page.isTruncated || last === undefined) return
-    startAfter = last
-  }
-}
-
 /**
  * Rebuilds every user's usage from the store (their files under `users/{id}/<root>/`) and from the
  * database (the trash's items, the versions, unfinished uploads): what `stowage admin usage --recount` runs. A
@@ -139,14 +125,14 @@ async function * listAll (store: ObjectStore, prefix: string, delimiter?: '/') {
  */
 export async function recountUsage (store: ObjectStore, root: string, repository: UsageRepository): Promise<Array<{ userId: string } & Omit<Usage, 'reservedBytes'>>> {
   const users = new Set(await repository.users())
-  for await (const page of listAll(store, 'users/', '/')) {
+  for await (const page of listedPages(store, 'users/', { delimiter: '/' })) {
     for (const folder of page.folders ?? []) users.add(folder.slice('users/'.length, -1))
   }
   const counted = []
   for (const userId of [...users].sort()) {
     let fileBytes = 0
     let fileCount = 0
-    for await (const page of listAll(store, `users/${userId}/${root}/`)) {
+    for await (const page of listedPages(store, `users/${userId}/${root}/`)) {
       // A folder's marker (`a/b/`) is no file.
       for (const object of page.objects.filter((object) => !object.key.endsWith('/'))) {
         fileBytes += object.size

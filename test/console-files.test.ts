@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { waitFor } from './helpers/wait.js'
-import { bearer, buildTestApp } from './helpers/app.js'
+import { bearer, buildTestApp, type TestApp } from './helpers/app.js'
 import { accessibilityProblems, browserFixture, noBrowser as skip, pageProblems, screenshot, signInWithKey } from './helpers/browser.js'
 
 // The console with folders: dropped in, previewed, copied, zipped, deleted several at once; by
@@ -19,6 +19,18 @@ function silence (seconds: number) {
   header.write('data', 36); header.writeUInt32LE(samples, 40)
   return Buffer.concat([header, Buffer.alloc(samples, 128)])
 }
+/** The console served by `app`, in a fresh browser context signed in with `key`; the page's script
+ *  errors and policy violations gathered as they come. */
+async function signedIn (t: Test, app: TestApp['app'], key: string) {
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  const context = await fixture.browser!.newContext()
+  t.teardown(() => context.close())
+  const page = await context.newPage()
+  const problems = pageProblems(page)
+  await signInWithKey(page, url, key)
+  return { context, page, problems }
+}
+
 // A 1×1 PNG.
 const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 
@@ -32,12 +44,7 @@ for (const driver of ['fs', 's3'] as const) {
       t.equal((await app.inject({ method: 'PUT', url: `/api/raw/${path}`, headers: bearer(key), payload: body })).statusCode, 200)
     }
     const read = async (path: string) => (await app.inject({ url: `/api/raw/${path}`, headers: bearer(key) })).rawPayload
-    const url = await app.listen({ port: 0, host: '127.0.0.1' })
-    const context = await fixture.browser!.newContext()
-    t.teardown(() => context.close())
-    const page = await context.newPage()
-    const problems = pageProblems(page)
-    await signInWithKey(page, url, key)
+    const { context, page, problems } = await signedIn(t, app, key)
     const table = page.getByRole('table')
     await table.getByRole('row', { name: 'notes.md' }).waitFor()
 
@@ -176,12 +183,7 @@ t.test('a folder sorted by size is sorted whole, not the page shown; a search fi
   for (let i = 0; i < names.length; i += 10) {
     await Promise.all(names.slice(i, i + 10).map((name, j) => app.inject({ method: 'PUT', url: `/api/raw/${name}`, headers: bearer(key), payload: 'x'.repeat(i + j === 119 ? 1 : 200 + i + j) })))
   }
-  const url = await app.listen({ port: 0, host: '127.0.0.1' })
-  const context = await fixture.browser!.newContext()
-  t.teardown(() => context.close())
-  const page = await context.newPage()
-  const problems = pageProblems(page)
-  await signInWithKey(page, url, key)
+  const { page, problems } = await signedIn(t, app, key)
   const table = page.getByRole('table', { name: 'My files' })
   await table.getByRole('row', { name: 'f000.txt' }).waitFor()
   t.equal(await table.getByRole('row', { name: 'f119.txt' }).count(), 0, 'the first page holds the first 100 names')

@@ -177,6 +177,11 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     })
   }
   const ask = asking && 'row' in asking ? asking : undefined
+  /** The folder's rows, or what a search found, as one table does them. */
+  const table = (titleId: string, shown: Row[]) => (
+    <FileTable titleId={titleId} rows={shown} sort={sort} onSort={(sort) => dispatch({ type: 'sorted', sort })} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
+      onSelect={(keys, ticked) => dispatch({ type: 'ticked', keys, ticked })} />
+  )
   const folderName = prefix.split('/').filter(Boolean).at(-1)
 
   return (
@@ -216,13 +221,11 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         <section aria-labelledby="found-title">
           <h2 id="found-title">{found.rows.length === 0 ? `Nothing here is named like “${found.text}”` : `Found by “${found.text}”`}</h2>
           <button type="button" onClick={() => { setFound(undefined); setQuery('') }}>Back to the folder</button>
-          {found.rows.length > 0 && <FileTable titleId="found-title" rows={found.rows} sort={sort} onSort={(sort) => dispatch({ type: 'sorted', sort })} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
-            onSelect={(keys, ticked) => dispatch({ type: 'ticked', keys, ticked })} />}
+          {found.rows.length > 0 && table('found-title', found.rows)}
           {found.next && <button type="button" onClick={() => search(found.text, found.next)}>Show more</button>}
         </section>
       )}
-      {!found && <FileTable titleId="folder-title" rows={rows} sort={sort} onSort={(sort) => dispatch({ type: 'sorted', sort })} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
-        onSelect={(keys, ticked) => dispatch({ type: 'ticked', keys, ticked })} />}
+      {!found && table('folder-title', rows)}
       {!found && !loading && rows.length === 0 && !error && <p>This folder is empty.</p>}
       {!found && next && <button type="button" disabled={loading} onClick={() => load(next)}>Show more</button>}
     </section>
