@@ -89,7 +89,7 @@ async function usage (args: string[], io: CliIo) {
       const { storage } = stowageOptions(config)
       const store = await createStore({ driver: 'fs', ...storage }, config.MAX_UPLOAD_BYTES)
       try {
-        await recountUsage(store, config.STORAGE_ROOT, repository)
+        await recountUsage(store, config.STORAGE_ROOT, repository, createNameRepository(db))
       } finally {
         await store.close?.()
       }

@@ -391,6 +391,22 @@ migrations['2026-12-02-key-lineage-and-swept-journals'] = {
   }
 }
 
+/**
+ * A trigram index for search (`folded like '%text%'`) where pg_trgm can be had: installed already,
+ * or installable by this role (a trusted extension since PostgreSQL 13). Without it, a search reads
+ * every name of the user's (about 50 ms for 100,000). In a savepoint: a refusal ends only this.
+ */
+async function addTrigramIndex (db: Kysely<any>) {
+  await sql`savepoint trigrams`.execute(db)
+  try {
+    await sql`create extension if not exists pg_trgm`.execute(db)
+    await sql`create index names_trigrams on names using gin (folded gin_trgm_ops)`.execute(db)
+    await sql`release savepoint trigrams`.execute(db)
+  } catch {
+    await sql`rollback to savepoint trigrams`.execute(db)
+  }
+}
+
 migrations['2026-12-03-index-of-names'] = {
   async up (db: Kysely<any>) {
     // Keys compare as S3 lists them, by their UTF-8 bytes: SQLite's BINARY does; PostgreSQL's "C".
@@ -409,8 +425,13 @@ migrations['2026-12-03-index-of-names'] = {
       .addColumn('etag', 'varchar(64)')
       .addColumn('content_type', 'text')
       .addColumn('last_modified', 'varchar(32)')
+      // The x-amz-meta-* the S3 endpoint was given with the content, as JSON; null: none.
+      .addColumn('metadata', 'text')
+      // A file's key in one case and one Unicode form (db/names.ts foldCase), for search.
+      .addColumn('folded', 'text')
       .execute()
     await db.schema.createIndex('names_parent').on('names').columns(['parent', 'key']).execute()
+    if (isPostgres(db)) await addTrigramIndex(db)
     // Building the index from the store, a user at a time (`after`: the last key indexed); the row
     // whose user_id is '' says every user to build has a row.
     await db.schema

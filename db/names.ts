@@ -13,6 +13,8 @@ export interface IndexedName {
   etag: string
   /** Undefined in a row built from a store's listing, which does not give it. */
   contentType?: string
+  /** The x-amz-meta-* the S3 endpoint was given with this content; none in a row built from a listing. */
+  metadata?: Record<string, string>
 }
 
 /** A key's change, as the publisher made it: `after` is what stands now, undefined when it is gone. */
@@ -48,14 +50,24 @@ export function upperBound (prefix: string): string {
   return prefix.slice(0, prefix.length - width) + String.fromCodePoint(next)
 }
 
-const indexed = (row: Pick<Selectable<NamesTable>, 'key' | 'size' | 'etag' | 'content_type' | 'last_modified'>): IndexedName => ({
-  key: row.key, size: Number(row.size), etag: row.etag ?? '', lastModified: new Date(row.last_modified ?? 0), ...row.content_type === null ? {} : { contentType: row.content_type }
+const indexed = (row: Pick<Selectable<NamesTable>, 'key' | 'size' | 'etag' | 'content_type' | 'last_modified' | 'metadata'>): IndexedName => ({
+  key: row.key,
+  size: Number(row.size),
+  etag: row.etag ?? '',
+  lastModified: new Date(row.last_modified ?? 0),
+  ...row.content_type === null ? {} : { contentType: row.content_type },
+  metadata: row.metadata === null ? {} : JSON.parse(row.metadata) as Record<string, string>
 })
+
+/** Text as search compares it: in one Unicode form (a name typed on a Mac and elsewhere), lower case. */
+export const foldCase = (text: string) => text.normalize('NFC').toLowerCase()
+
+const metadataColumn = (metadata: Record<string, string> | undefined) => metadata && Object.keys(metadata).length > 0 ? JSON.stringify(metadata) : null
 
 // The build's row that says every user to build has a row of their own.
 const PLANNED = ''
 
-const COLUMNS = ['key', 'size', 'etag', 'content_type', 'last_modified', 'folder'] as const
+const COLUMNS = ['key', 'size', 'etag', 'content_type', 'last_modified', 'metadata', 'folder'] as const
 
 // The key of the lock that keeps writers of the journal and the index one at a time on PostgreSQL
 // (the journal's NOTIFY channel's name, as instances of every release take it).
@@ -88,12 +100,12 @@ export async function applyNameChanges (trx: Kysely<Database>, changes: NameChan
  *  listing's names: the publisher's rows are newer). */
 async function putNames (trx: Kysely<Database>, userId: string, names: IndexedName[], { over }: { over: 'any' | 'held folders' }) {
   if (names.length === 0) return
-  await trx.insertInto('names').values(names.map(({ key, size, etag, contentType, lastModified }) => ({
+  await trx.insertInto('names').values(names.map(({ key, size, etag, contentType, lastModified, metadata }) => ({
     key, user_id: userId, parent: parentOf(key), folder: Number(key.endsWith('/')), made: 1,
-    size, etag, content_type: contentType ?? null, last_modified: lastModified.toISOString()
+    size, etag, content_type: contentType ?? null, last_modified: lastModified.toISOString(), metadata: metadataColumn(metadata), folded: foldCase(key)
   }))).onConflict((conflict) => {
     const replace = conflict.column('key').doUpdateSet(({ ref }) => ({
-      made: 1, size: ref('excluded.size'), etag: ref('excluded.etag'), content_type: ref('excluded.content_type'), last_modified: ref('excluded.last_modified')
+      made: 1, size: ref('excluded.size'), etag: ref('excluded.etag'), content_type: ref('excluded.content_type'), last_modified: ref('excluded.last_modified'), metadata: ref('excluded.metadata'), folded: ref('excluded.folded')
     }))
     return over === 'any' ? replace : replace.where('names.made', '=', 0)
   }).execute()
@@ -191,15 +203,26 @@ export function createNameRepository (db: Kysely<Database>) {
       }
     },
 
-    /** Files below `root` whose path (after `root`) holds `text`, in any case: by name, after `afterKey`. */
-    async search (root: string, text: string, limit: number, afterKey?: string) {
-      const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (character) => `\\${character}`)}%`
+    /**
+     * Files below `root` whose path (after `root`) holds `text`, in any case (foldCase): by name
+     * after `after.key`, or newest first after `after` (its time and key).
+     */
+    async search (root: string, text: string, limit: number, { newest = false, after }: { newest?: boolean, after?: { value?: string, key: string } } = {}) {
+      const pattern = `%${foldCase(text).replace(/[\\%_]/g, (character) => `\\${character}`)}%`
       const rows = await db.selectFrom('names').select(COLUMNS)
         .where('key', '>=', root).where('key', '<', upperBound(root)).where('folder', '=', 0)
-        .where(sql<boolean>`lower(substr(key, ${root.length + 1})) like ${pattern} escape '\\'`)
-        .$if(afterKey !== undefined, (query) => query.where('key', '>', afterKey!))
+        // The first for PostgreSQL's trigram index; the second, so that the root's own name never matches.
+        .where(sql<boolean>`folded like ${pattern} escape '\\'`)
+        .where(sql<boolean>`substr(folded, ${[...foldCase(root)].length + 1}) like ${pattern} escape '\\'`)
+        .$if(after !== undefined && !newest, (query) => query.where('key', '>', after!.key))
+        .$if(after !== undefined && newest, (query) => query.where(({ or, and, eb }) => or([
+          eb('last_modified', '<', after!.value!), and([eb('last_modified', '=', after!.value!), eb('key', '>', after!.key)])
+        ])))
+        .$if(newest, (query) => query.orderBy('last_modified', 'desc'))
         .orderBy('key').limit(limit + 1).execute()
-      return { files: rows.slice(0, limit).map(indexed), isTruncated: rows.length > limit }
+      const shown = rows.slice(0, limit)
+      const last = shown.at(-1)
+      return { files: shown.map(indexed), next: rows.length > limit && last ? { value: last.last_modified ?? '', key: last.key } : undefined }
     },
 
     /** Applies changes found by a reindex or a read (not the publisher's: those come with the journal). */
@@ -208,6 +231,26 @@ export function createNameRepository (db: Kysely<Database>) {
         await takeWritersTurn(trx)
         await applyNameChanges(trx, changes)
       })
+    },
+
+    /** The x-amz-meta-* of the file at `key` as it is now (`etag`): its content stays, its metadata is replaced. */
+    async setMetadata (key: string, etag: string, metadata: Record<string, string>) {
+      await db.updateTable('names').set({ metadata: metadataColumn(metadata) }).where('key', '=', key).where('etag', '=', etag).execute()
+    },
+
+    /** The x-amz-meta-* kept before the index held them (the s3_metadata table, by path below
+     *  `root` and content), into the rows of a user's names just built. */
+    async adoptMetadata (userId: string, root: string) {
+      let after = ''
+      for (;;) {
+        const rows = await db.selectFrom('s3_metadata').select(['path', 'etag', 'metadata']).where('user_id', '=', userId).where('path', '>', after)
+          .orderBy('path').limit(500).execute()
+        for (const { path, etag, metadata } of rows) {
+          await db.updateTable('names').set({ metadata }).where('key', '=', root + path).where('etag', '=', etag).where('metadata', 'is', null).execute()
+        }
+        if (rows.length < 500) return
+        after = rows.at(-1)!.path
+      }
     },
 
     /** A content type learnt from the store, for a row built without one. */
@@ -225,6 +268,13 @@ export function createNameRepository (db: Kysely<Database>) {
         await trx.updateTable('name_builds').where('user_id', '=', userId)
           .set(done === 'done' ? { done: 1, after: null, claimed_until: null } : { after: done.after, claimed_until: done.claimedUntil.toISOString() }).execute()
       })
+    },
+
+    /** The bytes and the number of a user's files, as the index has them. */
+    async totals (userId: string): Promise<{ fileBytes: number, fileCount: number }> {
+      const row = await db.selectFrom('names').where('user_id', '=', userId).where('folder', '=', 0)
+        .select(({ fn }) => [fn.coalesce(fn.sum<number | string>('size'), sql<number>`0`).as('bytes'), fn.countAll<number | string>().as('count')]).executeTakeFirstOrThrow()
+      return { fileBytes: Number(row.bytes), fileCount: Number(row.count) }
     },
 
     /** Every user the index has names of. */

@@ -229,6 +229,8 @@ export interface NamesTable {
   etag: string | null
   content_type: string | null
   last_modified: Timestamp | null
+  metadata: string | null
+  folded: string | null
 }
 
 export interface NameBuildsTable {

@@ -75,10 +75,10 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       operationId: 'searchFiles',
       tags: ['files'],
       summary: 'Find your files by name, 100 a page',
-      description: 'Files whose path holds `q` (case-insensitive), in key order. 503 while a deployment that was upgraded is still indexing your files.',
+      description: 'Files whose path holds `q` (in any case and either Unicode form), by path or newest first. 503 while a deployment that was upgraded is still indexing your files.',
       security: CALLER_SECURITY,
       querystring: SearchQuery,
-      response: { 200: answer('One page of the files found, in key order', Type.Ref(FileList)), ...errorResponses(400, 503, ...CALLER_REFUSALS) }
+      response: { 200: answer('One page of the files found', Type.Ref(FileList)), ...errorResponses(400, 503, ...CALLER_REFUSALS) }
     }
   }, async (request) => files.search(request.userId, request.query))
 

@@ -214,7 +214,7 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
     if (query.has('uploadId')) {
       if (method === 'PUT' && request.headers['x-amz-copy-source'] !== undefined) return sendXml(reply, 'CopyPartResult', await uploadPartCopy(multipart, files, owner, query, request))
       if (method === 'PUT') return reply.header('etag', await uploadPart(multipart, owner, query, uploadOf(request, signed, signingKey))).send()
-      if (method === 'POST') return sendXml(reply, 'CompleteMultipartUploadResult', await completeUpload(multipart, metadata, owner, bucket, key, query, request, await xmlBody(request, signed, signingKey, 'CompleteMultipartUpload')))
+      if (method === 'POST') return sendXml(reply, 'CompleteMultipartUploadResult', await completeUpload(multipart, owner, bucket, key, query, request, await xmlBody(request, signed, signingKey, 'CompleteMultipartUpload')))
       if (method === 'DELETE') {
         await multipart.abort(userId, query.get('uploadId')!)
         return reply.code(204).send()

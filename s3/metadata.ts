@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify'
-import type { Metadata } from '../db/s3-metadata.js'
+import type { Metadata } from '../storage/object-store.js'
 import { S3Error } from './errors.js'
 
 const PREFIX = 'x-amz-meta-'

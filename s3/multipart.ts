@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { Owner } from '../db/usage.js'
-import type { Metadata, S3MetadataRepository } from '../db/s3-metadata.js'
+import type { Metadata } from '../storage/object-store.js'
 import { NotFoundError } from '../errors.js'
 import { parseRange, writePreconditions } from '../storage/conditional.js'
 import type { FileService } from '../storage/files.js'
@@ -61,7 +61,7 @@ export async function uploadPartCopy (multipart: Multipart, files: FileService, 
   return { ETag: etag, LastModified: new Date().toISOString() }
 }
 
-export async function completeUpload (multipart: Multipart, metadata: S3MetadataRepository, owner: Owner, bucket: string, key: string, query: URLSearchParams, request: FastifyRequest, root: XmlElement): Promise<XmlNode> {
+export async function completeUpload (multipart: Multipart, owner: Owner, bucket: string, key: string, query: URLSearchParams, request: FastifyRequest, root: XmlElement): Promise<XmlNode> {
   const parts = root.children.filter((child) => child.name === 'Part')
   if (parts.length === 0 || parts.length > INPUT_LIMITS.s3CompleteParts) {
     throw new S3Error('MalformedXML', 400, `The XML you provided was not well-formed or did not validate against our published schema: a CompleteMultipartUpload names 1 to ${INPUT_LIMITS.s3CompleteParts} parts.`)
@@ -70,7 +70,6 @@ export async function completeUpload (multipart: Multipart, metadata: S3Metadata
   const id = query.get('uploadId')!
   if ((await multipart.find(owner.userId, id)).path !== pathOf(bucket, key)) throw new S3Error('NoSuchUpload', 404, 'The specified upload does not exist.')
   const done = await multipart.complete(owner, id, chosen, writePreconditions(request.headers))
-  await metadata.set(owner.userId, done.upload.path, done.etag, JSON.parse(done.upload.metadata ?? '{}') as Metadata)
   return { Location: `/${bucket}/${key}`, Bucket: bucket, Key: key, ETag: done.etag }
 }
 

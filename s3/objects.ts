@@ -87,11 +87,14 @@ async function withKey<T> (key: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A file's x-amz-meta-*: the index's, or (a user whose names are still being built) what an earlier release kept. */
+const metadataOfFile = async (legacy: S3MetadataRepository, userId: string, path: string, file: ObjectMeta) => file.metadata ?? await legacy.get(userId, path, file.etag)
+
 export async function headObject (files: FileService, metadata: S3MetadataRepository, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply) {
   const file = await withKey(key, () => files.head(userId, pathOf(bucket, key)))
   checkReadPreconditions(request, file)
   sendObjectHeaders(reply, file, key)
-  sendMetadata(reply, await metadata.get(userId, pathOf(bucket, key), file.etag))
+  sendMetadata(reply, await metadataOfFile(metadata, userId, pathOf(bucket, key), file))
   const { ifNoneMatch, ifModifiedSince } = readConditions(request.headers)
   if ((ifNoneMatch && (ifNoneMatch.includes('*') || ifNoneMatch.includes(file.etag))) ||
     (!ifNoneMatch && ifModifiedSince && Math.floor(file.lastModified.getTime() / 1000) <= Math.floor(ifModifiedSince.getTime() / 1000))) {
@@ -103,7 +106,7 @@ export async function headObject (files: FileService, metadata: S3MetadataReposi
 export async function getObject (files: FileService, metadata: S3MetadataRepository, userId: string, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply, query: URLSearchParams) {
   const path = pathOf(bucket, key)
   // One read, its preconditions checked on what it found: no second look at the store.
-  const read = await withKey(key, () => files.read(userId, path, { range: parseRange(request.headers.range), ...readConditions(request.headers) }))
+  const read = await withKey(key, () => files.read(userId, path, { range: parseRange(request.headers.range), ...readConditions(request.headers), withMetadata: true }))
   try {
     checkReadPreconditions(request, read.file)
   } catch (error) {
@@ -111,7 +114,7 @@ export async function getObject (files: FileService, metadata: S3MetadataReposit
     throw error
   }
   sendObjectHeaders(reply, read.file, key, query)
-  sendMetadata(reply, await metadata.get(userId, path, read.file.etag))
+  sendMetadata(reply, await metadataOfFile(metadata, userId, path, read.file))
   if (read.notModified) return reply.code(304).send()
   return sendBody(reply, read.file)
 }
@@ -136,12 +139,10 @@ async function * carried (bytes: AsyncIterable<Buffer>): AsyncGenerator<Buffer> 
 }
 
 export async function putObject (files: FileService, metadata: S3MetadataRepository, owner: Owner, bucket: string, key: string, request: FastifyRequest, reply: FastifyReply, upload: ReturnType<typeof uploadOf>) {
-  const given = metadataOf(request.headers)
+  // An overwrite without x-amz-meta-* leaves none of the old file's.
   const written = await files.write(owner, pathOf(bucket, key), upload.body, {
-    contentType: upload.contentType, length: upload.length, preconditions: writePreconditions(request.headers)
+    contentType: upload.contentType, length: upload.length, preconditions: writePreconditions(request.headers), metadata: metadataOf(request.headers)
   })
-  // An overwrite without x-amz-meta-* leaves none of the old file's (a new file had none to leave).
-  if (Object.keys(given).length > 0 || written.replaced) await metadata.set(owner.userId, pathOf(bucket, key), written.etag, given)
   return reply.header('etag', written.etag).send()
 }
 
@@ -221,7 +222,7 @@ export function copySourceOf (request: FastifyRequest): { bucket: string, key: s
 /** CopyObject: done by the file API's copy, inside the store; the source is `/bucket/key` of the same user. */
 export async function copyObject (files: FileService, metadata: S3MetadataRepository, owner: Owner, bucket: string, key: string, request: FastifyRequest): Promise<XmlNode> {
   const { bucket: fromBucket, key: fromKey, versionId } = copySourceOf(request)
-  if (versionId !== null && versionId !== 'null') return await copyVersion(files, metadata, owner, { bucket: fromBucket, key: fromKey, versionId }, { bucket, key }, request)
+  if (versionId !== null && versionId !== 'null') return await copyVersion(files, owner, { bucket: fromBucket, key: fromKey, versionId }, { bucket, key }, request)
   const directive = request.headers['x-amz-metadata-directive']
   if (directive !== undefined && directive !== 'COPY' && directive !== 'REPLACE') throw invalidArgument('x-amz-metadata-directive must be COPY or REPLACE')
   const ifMatch = request.headers['x-amz-copy-source-if-match']
@@ -233,25 +234,24 @@ export async function copyObject (files: FileService, metadata: S3MetadataReposi
   if (typeof ifNoneMatch === 'string' && ifNoneMatch.split(',').map((tag) => tag.trim()).some((tag) => tag === '*' || tag === sourceFile.etag)) {
     throw new S3Error('PreconditionFailed', 412, 'At least one of the pre-conditions you specified did not hold', { Condition: 'x-amz-copy-source-If-None-Match' })
   }
-  const kept = directive === 'REPLACE' ? metadataOf(request.headers) : await metadata.get(owner.userId, pathOf(fromBucket, fromKey), sourceFile.etag)
+  const kept = directive === 'REPLACE' ? metadataOf(request.headers) : await metadataOfFile(metadata, owner.userId, pathOf(fromBucket, fromKey), sourceFile)
   if (fromBucket === bucket && fromKey === key) {
     // Onto itself: only to change its metadata (rclone sets a file's time so), the content stays.
     if (directive !== 'REPLACE') throw new S3Error('InvalidRequest', 400, 'This copy request is illegal because it is trying to copy an object to itself without changing the object\'s metadata, storage class, website redirect location or encryption attributes.')
-    if (Object.keys(kept).length === 0) await metadata.clear(owner.userId, pathOf(bucket, key))
-    else await metadata.set(owner.userId, pathOf(bucket, key), sourceFile.etag, kept)
+    await files.setMetadata(owner.userId, pathOf(bucket, key), sourceFile.etag, kept)
     return { LastModified: sourceFile.lastModified.toISOString(), ETag: sourceFile.etag }
   }
   const copied = await withKey(fromKey, () => files.copy(owner, pathOf(fromBucket, fromKey), pathOf(bucket, key), {
     source: { ifMatch: [sourceFile.etag] },
     destination: writePreconditions(request.headers),
-    contentType: directive === 'REPLACE' ? contentTypeOf(request) : undefined
+    contentType: directive === 'REPLACE' ? contentTypeOf(request) : undefined,
+    metadata: kept
   }))
-  await metadata.set(owner.userId, pathOf(bucket, key), copied.etag, kept)
   return { LastModified: new Date(copied.lastModified).toISOString(), ETag: copied.etag }
 }
 
 /** CopyObject of a kept version: the version's restore to the destination (inside the store; what it replaces is kept as a version). */
-async function copyVersion (files: FileService, metadata: S3MetadataRepository, owner: Owner, source: { bucket: string, key: string, versionId: string }, to: { bucket: string, key: string }, request: FastifyRequest): Promise<XmlNode> {
+async function copyVersion (files: FileService, owner: Owner, source: { bucket: string, key: string, versionId: string }, to: { bucket: string, key: string }, request: FastifyRequest): Promise<XmlNode> {
   const version = await files.versions?.find(owner.userId, source.versionId).catch((error: unknown) => {
     if (error instanceof NotFoundError) return undefined
     throw error
@@ -259,6 +259,7 @@ async function copyVersion (files: FileService, metadata: S3MetadataRepository, 
   if (!version || version.path !== pathOf(source.bucket, source.key)) throw new S3Error('NoSuchVersion', 404, 'The specified version does not exist.')
   const { ifMatch } = writePreconditions(request.headers)
   const copied = await files.versions!.restore(owner, source.versionId, { to: pathOf(to.bucket, to.key), ifMatch })
-  await metadata.set(owner.userId, pathOf(to.bucket, to.key), copied.etag, request.headers['x-amz-metadata-directive'] === 'REPLACE' ? metadataOf(request.headers) : {})
+  // A version keeps no metadata: the restored file has none, or what this request gives it.
+  if (request.headers['x-amz-metadata-directive'] === 'REPLACE') await files.setMetadata(owner.userId, pathOf(to.bucket, to.key), copied.etag, metadataOf(request.headers))
   return { LastModified: new Date(copied.lastModified).toISOString(), ETag: copied.etag }
 }

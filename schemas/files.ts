@@ -19,6 +19,7 @@ export type ListFilesQuery = Static<typeof ListFilesQuery>
 export const SearchQuery = Type.Object({
   q: Type.String({ maxLength: 256, description: 'Text to find in your files\' paths, in any case: 2 characters at least' }),
   prefix: Type.Optional(Type.String({ description: 'Only files whose path starts with this' })),
+  sort: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('newest')], { description: 'By path (the default), or newest first' })),
   continuationToken: Type.Optional(Type.String({ description: 'From the previous page' }))
 })
 export type SearchQuery = Static<typeof SearchQuery>

@@ -4,11 +4,11 @@ import type { TrashRepository } from '../db/trash.js'
 import type { VersionRepository } from '../db/versions.js'
 import type { Owner } from '../db/usage.js'
 import { hasPreconditions, isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
-import { pageEnd, type Bytes, type ObjectInfo, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState } from './object-store.js'
+import { pageEnd, type Bytes, type Metadata, type ObjectInfo, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState } from './object-store.js'
 import {
   checkFilePath, checkFolderPath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
 } from './paths.js'
-import { createPublisher, type AccountOf } from './publisher.js'
+import { createPublisher, type AccountOf, type Described } from './publisher.js'
 import type { Quotas, Reservation } from './quotas.js'
 import { createTrash, TRASH_PREFIX } from './trash.js'
 import { createVersions, VERSIONS_PREFIX } from './versions.js'
@@ -54,11 +54,17 @@ export interface TransferConditions {
 }
 
 /** A copy's conditions, and the content type it takes instead of the source's (S3's REPLACE). */
-export interface CopyRequest extends TransferConditions {
+export interface CopyRequest extends TransferConditions, Described {
   contentType?: string
 }
 
-export interface WriteRequest {
+export interface ReadRequest extends ReadConditions {
+  range?: RangeRequest
+  /** Also the x-amz-meta-* the index holds of the file (`file.metadata`, when it has them). */
+  withMetadata?: boolean
+}
+
+export interface WriteRequest extends Described {
   contentType?: string
   /** Defaults to maxUploadBytes. */
   maxBytes?: number
@@ -180,16 +186,20 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
 
   /** The object at `key`, or the range asked for, unless the conditions say the client's copy is
    *  current (304); `as` is how it is described (a version's own time and type). */
-  async function readAt (key: string, notFound: () => Error, { range, ...conditions }: ReadConditions & { range?: RangeRequest }, as = <T extends ObjectMeta>(meta: T) => meta): Promise<FileRead> {
+  async function readAt (key: string, notFound: () => Error, { range, withMetadata = false, ...conditions }: ReadRequest, as = <T extends ObjectMeta>(meta: T) => meta): Promise<FileRead> {
     const needsCurrent = conditions.ifNoneMatch || conditions.ifModifiedSince || (range && conditions.ifRange !== undefined)
     const reads = await readsOfKey(key)
+    let found: ObjectMeta | undefined
     if (needsCurrent) {
-      const found = await reads.head(key)
+      found = await reads.head(key)
       if (!found) throw notFound()
       const current = as(found)
       if (isNotModified(current, conditions)) return { notModified: true, file: current }
       if (!rangeStillApplies(conditions.ifRange, current)) range = undefined
     }
+    // The index's row, asked while the store reads: its x-amz-meta-* cost no wait of their own.
+    const row = withMetadata && !found && reads !== store ? reads.head(key) : undefined
+    row?.catch(() => {})
     let file = await store.read(key, range)
     // Changed since it was looked at: the client's range is of another version.
     if (file?.range && !rangeStillApplies(conditions.ifRange, file)) {
@@ -201,7 +211,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       if (at && reads !== store) await names?.repair(at.userId, key)
       throw notFound()
     }
-    return { notModified: false, file: as(file) }
+    const indexed = found ?? await row
+    return { notModified: false, file: as(indexed?.metadata && indexed.etag === file.etag ? { ...file, metadata: indexed.metadata } : file) }
   }
 
   function userPrefix (userId: string): string {
@@ -246,13 +257,13 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
 
   /** A copy by the store, answered as a write is, for the destination. Its room is the source's
    *  size, reserved before the copy; the version copied is pinned to the one measured. */
-  async function copy (owner: Owner, from: string, to: string, { source, destination, contentType }: CopyRequest = {}) {
+  async function copy (owner: Owner, from: string, to: string, { source, destination, contentType, metadata }: CopyRequest = {}) {
     const [fromKey, toKey] = transferKeys('copy', owner.userId, from, to)
     for (let attempt = 1; ; attempt++) {
       const current = await publisher.look(fromKey, source)
       if (!current) throw notFound(from)
       try {
-        const done = await withRoom(owner, current.size, (reservation) => publisher.copy(current, toKey, { preconditions: destination, contentType, reservation }))
+        const done = await withRoom(owner, current.size, (reservation) => publisher.copy(current, toKey, { preconditions: destination, contentType, reservation, metadata }))
         if (!done) throw notFound(from)
         return described(to, done)
       } catch (error) {
@@ -307,16 +318,24 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         : { files, ...folders, isTruncated: false }
     },
 
-    /** A page of the user's files (under `prefix`) whose path holds `text`, in any case, by name. */
-    async search (userId: string, { q, prefix = '', continuationToken }: { q: string, prefix?: string, continuationToken?: string }): Promise<FilePage> {
+    /** A page of the user's files (under `prefix`) whose path holds `text`, in any case: by name, or newest first. */
+    async search (userId: string, { q, prefix = '', sort = 'name', continuationToken }: { q: string, prefix?: string, sort?: 'name' | 'newest', continuationToken?: string }): Promise<FilePage> {
       if ([...q].length < 2) throw new BadRequestError('q must be at least 2 characters: the text to look for in your files\' paths')
       if (!names) throw new BadRequestError('search needs the index of names, which this service has not')
       const base = userPrefix(userId)
       const root = base + checkPrefix(prefix)
-      const after = continuationToken === undefined ? undefined : base + decodeContinuationToken(continuationToken)
-      const found = await names.search(userId, root, q, PAGE_SIZE, after)
+      const newest = sort === 'newest'
+      let after: { value?: string, key: string } | undefined
+      if (continuationToken !== undefined && newest) {
+        const ended = decodeSortedToken(continuationToken, 'lastModified', 'desc')
+        if (!('key' in ended)) throw new BadRequestError('continuationToken is not one this service issued for this sort and order')
+        after = { value: ended.value, key: base + checkFilePath(ended.key) }
+      } else if (continuationToken !== undefined) after = { key: base + decodeContinuationToken(continuationToken) }
+      const found = await names.search(userId, root, q, PAGE_SIZE, { newest, after })
       const files = found.files.map(listedUnder(base))
-      return found.isTruncated ? { files, isTruncated: true, continuationToken: encodeContinuationToken(files.at(-1)!.key) } : { files, isTruncated: false }
+      if (!found.next) return { files, isTruncated: false }
+      const next = { value: found.next.value, key: found.next.key.slice(base.length) }
+      return { files, isTruncated: true, continuationToken: newest ? encodeSortedToken('lastModified', 'desc', next) : encodeContinuationToken(next.key) }
     },
 
     async head (userId: string, path: string): Promise<ObjectMeta> {
@@ -327,11 +346,16 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     },
 
     /** The file, or the range asked for, unless the conditions say the client's copy is current (304). */
-    read: (userId: string, path: string, options: ReadConditions & { range?: RangeRequest } = {}) => readAt(keyOf(userId, path), () => notFound(path), options),
+    read: (userId: string, path: string, options: ReadRequest = {}) => readAt(keyOf(userId, path), () => notFound(path), options),
+
+    /** Replaces the x-amz-meta-* of the file at `path` as it is now (`etag`), its content unchanged. */
+    async setMetadata (userId: string, path: string, etag: string, metadata: Metadata) {
+      await names?.setMetadata(keyOf(userId, path), etag, metadata)
+    },
 
     /** Refused before the body is read when its preconditions already fail (412) or its declared
      *  length has no room (507); a body of unknown length is refused as soon as it passes the quota. */
-    async write (owner: Owner, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions, length }: WriteRequest = {}) {
+    async write (owner: Owner, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions, length, metadata }: WriteRequest = {}) {
       const key = keyOf(owner.userId, path)
       const conditional = hasPreconditions(preconditions)
       // Asked at once, answered while room is reserved: no wait of its own before the body is read.
@@ -341,7 +365,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       if (conditional && (length === undefined || length > READ_BEFORE_LOOKING_BYTES)) await publisher.look(key, preconditions)
       const stored = await withRoom(owner, length ?? 0, async (reservation) => {
         await overFolder
-        return await publisher.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, reservation })
+        return await publisher.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, reservation, metadata })
       }).catch(async (error) => {
         // A write refused for its room and for its preconditions is told of the preconditions.
         if (conditional && error instanceof InsufficientStorageError) await publisher.look(key, preconditions)

@@ -3,7 +3,7 @@ import type { MultipartRepository, MultipartUpload, Part } from '../db/multipart
 import type { Owner } from '../db/usage.js'
 import { PayloadTooLargeError } from '../errors.js'
 import type { FileService } from './files.js'
-import type { Bytes, ObjectStore, Preconditions } from './object-store.js'
+import type { Bytes, Metadata, ObjectStore, Preconditions } from './object-store.js'
 import type { Quotas } from './quotas.js'
 
 export const MULTIPART_PREFIX = 'stowage-multipart/'
@@ -127,7 +127,8 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
           for await (const chunk of read.body) yield chunk as Buffer
         }
       })()
-      const written = await files.write(owner, upload.path, joined, { contentType: upload.contentType, maxBytes: maxUploadBytes, preconditions, length })
+      const metadata = JSON.parse(upload.metadata ?? '{}') as Metadata
+      const written = await files.write(owner, upload.path, joined, { contentType: upload.contentType, maxBytes: maxUploadBytes, preconditions, length, metadata })
       const all = await repository.remove(id)
       if (all) await discard(upload, all)
       return { ...written, upload }

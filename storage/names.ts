@@ -51,8 +51,9 @@ export function createNameIndex ({ repository, store, rootOf, log, claimMs = CLA
       if (!found || found.contentType !== undefined) return found && { ...found, contentType: found.contentType! }
       // Built from a listing, which gives no content type: the store's, learnt once.
       const stored = await store.head(key)
-      if (stored?.etag === found.etag) await repository.learnContentType(key, stored.etag, stored.contentType)
-      return stored
+      if (stored?.etag !== found.etag) return stored
+      await repository.learnContentType(key, stored.etag, stored.contentType)
+      return { ...stored, metadata: found.metadata }
     }
   }
 
@@ -70,8 +71,13 @@ export function createNameIndex ({ repository, store, rootOf, log, claimMs = CLA
     for await (const page of listedPages(store, root, { startAfter: after, limit: batch })) {
       const last = page.objects.at(-1)?.key
       const done = !page.isTruncated || last === undefined
-      await repository.addListed(userId, root, page.objects as IndexedName[], done ? 'done' : { after: last, claimedUntil: new Date(Date.now() + claimMs) })
-      if (done) builtUsers.add(userId)
+      await repository.addListed(userId, root, page.objects as IndexedName[], { after: last ?? after ?? '', claimedUntil: new Date(Date.now() + claimMs) })
+      if (done) {
+        // What the S3 endpoint kept before the index held it, before the user's reads turn to the index.
+        await repository.adoptMetadata(userId, root)
+        await repository.addListed(userId, root, [], 'done')
+        builtUsers.add(userId)
+      }
       if (signal?.aborted) return
     }
   }
@@ -88,10 +94,10 @@ export function createNameIndex ({ repository, store, rootOf, log, claimMs = CLA
       return await repository.listSorted(parent, sort, descending, limit, after)
     },
 
-    /** Files below `root` whose path after it holds `text`, in any case, by name. */
-    async search (userId: string, root: string, text: string, limit: number, afterKey?: string) {
+    /** Files below `root` whose path after it holds `text`, in any case: by name or newest first. */
+    async search (userId: string, root: string, text: string, limit: number, options: Parameters<NameRepository['search']>[3]) {
       await needBuilt(userId)
-      return await repository.search(root, text, limit, afterKey)
+      return await repository.search(root, text, limit, options)
     },
 
     /** The reads for `userId`'s keys: the index's once their names are built. */
@@ -119,6 +125,9 @@ export function createNameIndex ({ repository, store, rootOf, log, claimMs = CLA
       everyoneBuilt = await repository.allBuilt()
       return everyoneBuilt
     },
+
+    /** The x-amz-meta-* of the file at `key` as it is now (`etag`). */
+    setMetadata: repository.setMetadata,
 
     /** A name the index has and the store has not (a read found it gone): taken out of the index, and said. */
     async repair (userId: string, key: string) {

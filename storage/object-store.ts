@@ -12,8 +12,13 @@ export interface ObjectInfo {
   etag: string
 }
 
+/** x-amz-meta-* (names without the prefix), as the S3 endpoint was given them. */
+export type Metadata = Record<string, string>
+
 export interface ObjectMeta extends ObjectInfo {
   contentType: string
+  /** Its x-amz-meta-*: known when the index of names answered, never from a store. */
+  metadata?: Metadata
 }
 
 /** A body to store: a stream, or buffers already in memory. */

@@ -2,7 +2,7 @@ import { directly, type Exclusive, type KeyLocks } from '../db/key-locks.js'
 import type { UsageChange } from '../db/usage.js'
 import { PreconditionFailedError } from '../errors.js'
 import { checkPreconditions, hasPreconditions } from './conditional.js'
-import type { Bytes, CopyOptions, ObjectMeta, ObjectStore, Preconditions, StagedObject, StagedPosition, StagedState } from './object-store.js'
+import type { Bytes, CopyOptions, Metadata, ObjectMeta, ObjectStore, Preconditions, StagedObject, StagedPosition, StagedState } from './object-store.js'
 
 /** Whose usage a key counts in, and as what; undefined for a key no one's usage holds. */
 export type AccountOf = (key: string) => { userId: string, counts: 'file' | 'trash' | 'version' } | undefined
@@ -41,7 +41,12 @@ export interface Settlement {
   also?: UsageChange
 }
 
-export interface WriteOptions extends Settlement {
+/** What a publish records with the file besides its bytes: the x-amz-meta-* it came with (none: the old file's go). */
+export interface Described {
+  metadata?: Metadata
+}
+
+export interface WriteOptions extends Settlement, Described {
   contentType: string
   /** A body longer than this fails with PayloadTooLargeError, and nothing is published. */
   maxBytes: number
@@ -110,12 +115,12 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
 
   /** Publishes `staged` at `key` when the preconditions hold; unless `keepStaged`, what a refusal
    *  or a failure left unpublished is discarded. */
-  async function publish (key: string, staged: StagedObject, { preconditions, keepStaged = false, ...settlement }: Settlement & { preconditions?: Preconditions, keepStaged?: boolean }) {
+  async function publish (key: string, staged: StagedObject, { preconditions, keepStaged = false, metadata, ...settlement }: Settlement & Described & { preconditions?: Preconditions, keepStaged?: boolean }) {
     let done = false
-    const publishStaged = async (expected?: { current: ObjectMeta | undefined }) => {
+    const publishStaged = async (expected?: { current: ObjectMeta | undefined }): Promise<ObjectMeta> => {
       const stored = await staged.publish(expected)
       done = true
-      return stored
+      return metadata === undefined ? stored : { ...stored, metadata }
     }
     try {
       if (!hasPreconditions(preconditions) && shared) return await publishShared(key, publishStaged, settlement)
@@ -173,9 +178,9 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
     },
 
     /** Stores `body` at `key` whole or not at all: a body that fails, is cut off or is refused leaves the old object. */
-    async write (key: string, body: Bytes, { contentType, maxBytes, preconditions, ...settlement }: WriteOptions) {
+    async write (key: string, body: Bytes, { contentType, maxBytes, ...options }: WriteOptions) {
       const staged = await store.stage(key, body, { contentType, maxBytes })
-      return publish(key, staged, { preconditions, ...settlement })
+      return publish(key, staged, options)
     },
 
     /** Resolves with what it deleted, or undefined when there was nothing at `key`. */
@@ -197,10 +202,10 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
      * A copy made by the store of `source` (the version the caller measured: a source changed since
      * is 412, with no file published), published at `to` as a write is.
      */
-    async copy (source: ObjectMeta, to: string, { preconditions, contentType, ...settlement }: Omit<TransferOptions, 'sourcePreconditions'> & CopyOptions & Settlement = {}) {
+    async copy (source: ObjectMeta, to: string, { contentType, ...options }: Omit<TransferOptions, 'sourcePreconditions'> & CopyOptions & Settlement & Described = {}) {
       const staged = await store.stageCopy(source, to, { contentType })
       if (!staged) return undefined
-      return publish(to, staged, { preconditions, ...settlement })
+      return publish(to, staged, options)
     },
 
     /** Moves the object at `from` to `to` under both keys' locks: it ends at `to` and `from` is gone,
@@ -229,8 +234,8 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
       begin: store.staged.begin,
       append: (id: string, key: string, state: StagedState, body: Bytes, position: StagedPosition) => store.staged!.append(id, key, state, body, position),
       /** Publishes the upload; a refusal or a failure leaves it as it was, to complete again or to discard. */
-      async complete (id: string, key: string, state: StagedState, { contentType, preconditions, ...settlement }: { contentType: string, preconditions?: Preconditions } & Settlement) {
-        return publish(key, await store.staged!.finish(id, key, state, contentType), { preconditions, keepStaged: true, ...settlement })
+      async complete (id: string, key: string, state: StagedState, { contentType, ...options }: { contentType: string, preconditions?: Preconditions } & Settlement & Described) {
+        return publish(key, await store.staged!.finish(id, key, state, contentType), { ...options, keepStaged: true })
       },
       discard: store.staged.discard
     }

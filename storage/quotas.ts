@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Owner, Usage, UsageChange, UsageRepository } from '../db/usage.js'
+import type { NameRepository } from '../db/names.js'
 import { InsufficientStorageError } from '../errors.js'
 import { listedPages, type ObjectStore } from './object-store.js'
 
@@ -118,28 +119,38 @@ export function createQuotas (repository: UsageRepository) {
 
 export type Quotas = ReturnType<typeof createQuotas>
 
+/** The bytes and the number of the files below `root`, as the store lists them. */
+async function storedFiles (store: ObjectStore, root: string) {
+  let fileBytes = 0
+  let fileCount = 0
+  for await (const page of listedPages(store, root)) {
+    // A folder's marker (`a/b/`) is no file.
+    for (const object of page.objects.filter((object) => !object.key.endsWith('/'))) {
+      fileBytes += object.size
+      fileCount++
+    }
+  }
+  return { fileBytes, fileCount }
+}
+
 /**
- * Rebuilds every user's usage from the store (their files under `users/{id}/<root>/`) and from the
- * database (the trash's items, the versions, unfinished uploads): what `stowage admin usage --recount` runs. A
- * write published while a user is counted may be missed or counted twice; recount when it is quiet.
+ * Rebuilds every user's usage from the index of names (their files under `users/{id}/<root>/`; the
+ * store's listing for a user whose names are still being built) and from the database (the trash's
+ * items, the versions, unfinished uploads): what `stowage admin usage --recount` runs. A write
+ * published while a user is counted may be missed or counted twice; recount when it is quiet.
  */
-export async function recountUsage (store: ObjectStore, root: string, repository: UsageRepository): Promise<Array<{ userId: string } & Omit<Usage, 'reservedBytes'>>> {
-  const users = new Set(await repository.users())
-  for await (const page of listedPages(store, 'users/', { delimiter: '/' })) {
-    for (const folder of page.folders ?? []) users.add(folder.slice('users/'.length, -1))
+export async function recountUsage (store: ObjectStore, root: string, repository: UsageRepository, names: NameRepository): Promise<Array<{ userId: string } & Omit<Usage, 'reservedBytes'>>> {
+  const users = new Set([...await repository.users(), ...await names.users()])
+  // Users the index does not know yet (their names are still being built) are found in the store.
+  if (!await names.allBuilt()) {
+    for await (const page of listedPages(store, 'users/', { delimiter: '/' })) {
+      for (const folder of page.folders ?? []) users.add(folder.slice('users/'.length, -1))
+    }
   }
   const counted = []
   for (const userId of [...users].sort()) {
-    let fileBytes = 0
-    let fileCount = 0
-    for await (const page of listedPages(store, `users/${userId}/${root}/`)) {
-      // A folder's marker (`a/b/`) is no file.
-      for (const object of page.objects.filter((object) => !object.key.endsWith('/'))) {
-        fileBytes += object.size
-        fileCount++
-      }
-    }
-    const usage = { fileBytes, fileCount, ...await repository.recordedElsewhere(userId) }
+    const files = await names.built(userId) ? await names.totals(userId) : await storedFiles(store, `users/${userId}/${root}/`)
+    const usage = { ...files, ...await repository.recordedElsewhere(userId) }
     await repository.replace(userId, usage)
     counted.push({ userId, ...usage })
   }

@@ -92,6 +92,8 @@ for (const driver of ['fs', 's3'] as const) {
       for (let file = 0; file < 5; file++) t.equal((await user.put(`f${file}.txt`, `${index}${file}`)).statusCode, 200)
       t.equal((await user.put('in/a/folder.md', 'deep', 'text/markdown')).statusCode, 200)
     }
+    const etagOf = async (path: string) => (await first.app.inject({ method: 'HEAD', url: `/api/raw/${path}`, headers: users[0].headers })).headers.etag as string
+    const f0 = await etagOf('f0.txt')
     await first.close()
 
     // As a deployment from before the index: its rows were never written.
@@ -99,6 +101,11 @@ for (const driver of ['fs', 's3'] as const) {
     t.teardown(() => db.destroy())
     await db.deleteFrom('names').execute()
     await db.deleteFrom('name_builds').execute()
+    // ...which kept x-amz-meta-* in a table of their own: for this content of f0, and for other content of f1.
+    await db.insertInto('s3_metadata').values([
+      { user_id: `ann-${driver}`, path: 'f0.txt', etag: f0, metadata: '{"mtime":"1700000000"}' },
+      { user_id: `ann-${driver}`, path: 'f1.txt', etag: '"00000000000000000000000000000000"', metadata: '{"mtime":"1"}' }
+    ]).execute()
 
     // An instance that stops after its first batch of two names...
     const store = await storeOf(first.config)
@@ -130,6 +137,8 @@ for (const driver of ['fs', 's3'] as const) {
       t.match(head.headers, { 'content-type': /^text\/markdown/, 'content-length': '4' })
     }
     t.same(await db.selectFrom('name_builds').select('user_id').where('done', '=', 0).execute(), [], 'every build done')
+    t.same((await repository.head(`${rootOf(`ann-${driver}`)}f0.txt`))?.metadata, { mtime: '1700000000' }, 'metadata kept before the index is in it')
+    t.same((await repository.head(`${rootOf(`ann-${driver}`)}f1.txt`))?.metadata, {}, 'metadata kept for other content is not')
   })
 }
 
@@ -143,6 +152,8 @@ t.test('a folder sorted by size or time is sorted whole, folders first, page aft
     await Promise.all(Array.from({ length: 10 }, (_, i) => user.put(`f${String(index + i).padStart(3, '0')}.txt`, 'x'.repeat(sizeOf(index + i)))))
   }
   for (const path of ['zeta/in.txt', 'alpha/Holiday Photo.JPG', 'alpha/deeper/holiday-notes.md']) t.equal((await user.put(path)).statusCode, 200)
+  // Named on a Mac (its é decomposed, NFD), and found by a name typed elsewhere (NFC), in capitals.
+  t.equal((await user.put(`alpha/${encodeURIComponent('Re\u0301sume\u0301.pdf')}`)).statusCode, 200)
 
   const all = async (query: Record<string, string>) => {
     const seen: { files: Array<{ key: string, size: number }>, folders: string[] } = { files: [], folders: [] }
@@ -183,6 +194,17 @@ t.test('a folder sorted by size or time is sorted whole, folders first, page aft
   t.equal(pages[0].json().files.length, 100)
   pages.push(await search({ q: '.txt', continuationToken: pages[0].json().continuationToken }))
   t.same(pages[1].json().files.map((file: { key: string }) => file.key), [...Array.from({ length: 50 }, (_, i) => `f${String(100 + i).padStart(3, '0')}.txt`), 'zeta/in.txt'])
+  t.same((await search({ q: 'R\u00c9SUM\u00c9' })).json().files.map((file: { key: string }) => file.key), ['alpha/Re\u0301sume\u0301.pdf'], 'any case, either Unicode form')
+
+  const newest = [await search({ q: '.txt', sort: 'newest' })]
+  newest.push(await search({ q: '.txt', sort: 'newest', continuationToken: newest[0].json().continuationToken }))
+  const found = newest.flatMap((page) => page.json().files as Array<{ key: string, lastModified: string }>)
+  t.equal(found.length, 151, 'every file once over the pages')
+  t.equal(new Set(found.map((file) => file.key)).size, 151)
+  t.same(found.map((file) => file.lastModified), found.map((file) => file.lastModified).sort().reverse(), 'newest first')
+  t.equal(found[0].key, 'zeta/in.txt')
+  t.match((await search({ q: '.txt', continuationToken: newest[0].json().continuationToken })).json(), { error: /continuationToken/ }, 'a token of one order is refused in the other')
+
   const other = await userOf(app, 'someone-else')
   t.same((await app.inject({ url: '/api/search?q=holiday', headers: other.headers })).json().files, [], 'only the caller\'s own files')
 })
