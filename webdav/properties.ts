@@ -54,28 +54,28 @@ export function activeLockXml (lock: DavLock, now: Date): string {
 
 const SUPPORTED_LOCK = ['exclusive', 'shared'].map((scope) => `<D:lockentry><D:lockscope><D:${scope}/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>`).join('')
 
-/** The live properties of `entry` that it has, by name in DAV:, as XML content. */
-function liveProperties (entry: Entry, { locks, quota, now }: LiveContext): Map<string, string> {
-  const live = new Map<string, string>()
-  const name = entry.path.split('/').at(-1) ?? ''
-  live.set('displayname', escapeXml(name))
-  live.set('resourcetype', entry.folder ? '<D:collection/>' : '')
-  if (entry.lastModified) {
-    live.set('creationdate', entry.lastModified.toISOString())
-    live.set('getlastmodified', entry.lastModified.toUTCString())
-  }
+/** The live properties of `entry` that it has, in DAV:, as name and XML content, pair after pair
+ *  (a listing renders a thousand entries a request: no map nor array of pairs for each). */
+function liveProperties (entry: Entry, { locks, quota, now }: LiveContext): string[] {
+  const live = ['displayname', escapeXml(entry.path.slice(entry.path.lastIndexOf('/') + 1)), 'resourcetype', entry.folder ? '<D:collection/>' : '']
+  if (entry.lastModified) live.push('creationdate', entry.lastModified.toISOString(), 'getlastmodified', entry.lastModified.toUTCString())
   if (!entry.folder) {
-    if (entry.size !== undefined) live.set('getcontentlength', String(entry.size))
-    if (entry.etag !== undefined) live.set('getetag', escapeXml(entry.etag))
-    if (entry.contentType !== undefined) live.set('getcontenttype', escapeXml(entry.contentType))
+    if (entry.size !== undefined) live.push('getcontentlength', String(entry.size))
+    if (entry.etag !== undefined) live.push('getetag', escapeXml(entry.etag))
+    if (entry.contentType !== undefined) live.push('getcontenttype', escapeXml(entry.contentType))
   }
-  live.set('supportedlock', SUPPORTED_LOCK)
-  live.set('lockdiscovery', locks.map((lock) => activeLockXml(lock, now)).join(''))
+  live.push('supportedlock', SUPPORTED_LOCK, 'lockdiscovery', locks.length === 0 ? '' : locks.map((lock) => activeLockXml(lock, now)).join(''))
   if (quota) {
-    live.set('quota-used-bytes', String(quota.usedBytes))
-    if (quota.availableBytes !== undefined) live.set('quota-available-bytes', String(quota.availableBytes))
+    live.push('quota-used-bytes', String(quota.usedBytes))
+    if (quota.availableBytes !== undefined) live.push('quota-available-bytes', String(quota.availableBytes))
   }
   return live
+}
+
+/** The content of the live property `name` in `live` (liveProperties); undefined when the entry has none. */
+function liveValue (live: string[], name: string): string | undefined {
+  for (let at = 0; at < live.length; at += 2) if (live[at] === name) return live[at + 1]
+  return undefined
 }
 
 /** Whether a property of DAV: is one this server keeps itself (and so cannot be set). */
@@ -99,17 +99,17 @@ export function responseXml (entry: Entry, request: PropfindRequest, dead: DeadP
   const found: string[] = []
   const missing: string[] = []
   if (request.kind === 'propname') {
-    for (const name of live.keys()) if (!NAMED_ONLY.has(name)) found.push(`<D:${name}/>`)
+    for (let at = 0; at < live.length; at += 2) if (!NAMED_ONLY.has(live[at])) found.push(`<D:${live[at]}/>`)
     for (const property of dead) found.push(elementXml(property))
   } else {
     const named = request.kind === 'prop' ? request.names : request.include
     if (request.kind === 'allprop') {
-      for (const [name, value] of live) if (!NAMED_ONLY.has(name)) found.push(elementXml({ namespace: DAV, name }, value))
+      for (let at = 0; at < live.length; at += 2) if (!NAMED_ONLY.has(live[at])) found.push(elementXml({ namespace: DAV, name: live[at] }, live[at + 1]))
       for (const property of dead) found.push(elementXml(property, property.value))
     }
     for (const wanted of named) {
       if (request.kind === 'allprop' && !(wanted.namespace === DAV && NAMED_ONLY.has(wanted.name))) continue
-      const value = wanted.namespace === DAV ? live.get(wanted.name) : wanted.namespace === OWNCLOUD && wanted.name === 'checksums' ? checksumsOf(entry) : undefined
+      const value = wanted.namespace === DAV ? liveValue(live, wanted.name) : wanted.namespace === OWNCLOUD && wanted.name === 'checksums' ? checksumsOf(entry) : undefined
       const property = value === undefined ? dead.find((one) => one.namespace === wanted.namespace && one.name === wanted.name) : undefined
       if (value !== undefined) found.push(elementXml(wanted, value))
       else if (property) found.push(elementXml(property, property.value))

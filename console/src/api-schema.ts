@@ -160,7 +160,7 @@ export interface paths {
         };
         /**
          * Find your files by name, 100 a page
-         * @description Files whose path holds `q` (case-insensitive), in key order. 503 while a deployment that was upgraded is still indexing your files.
+         * @description Files whose path holds `q` (in any case and either Unicode form), by path or newest first. 503 while a deployment that was upgraded is still indexing your files.
          */
         get: operations["searchFiles"];
         put?: never;
@@ -1518,6 +1518,8 @@ export interface operations {
                 q: string;
                 /** @description Only files whose path starts with this */
                 prefix?: string;
+                /** @description By path (the default), or newest first */
+                sort?: "name" | "newest";
                 /** @description From the previous page */
                 continuationToken?: string;
             };
@@ -1527,7 +1529,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of the files found, in key order */
+            /** @description One page of the files found */
             200: {
                 headers: {
                     [name: string]: unknown;
