@@ -211,8 +211,8 @@ export function createNameRepository (db: Kysely<Database>) {
       const pattern = `%${foldCase(text).replace(/[\\%_]/g, (character) => `\\${character}`)}%`
       const rows = await db.selectFrom('names').select(COLUMNS)
         .where('key', '>=', root).where('key', '<', upperBound(root)).where('folder', '=', 0)
-        // The first for PostgreSQL's trigram index; the second, so that the root's own name never matches.
-        .where(sql<boolean>`folded like ${pattern} escape '\\'`)
+        // On PostgreSQL, what its trigram index (if any) can answer; then, so that the root's own name never matches, after the root.
+        .$if(isPostgres(db), (query) => query.where(sql<boolean>`folded like ${pattern} escape '\\'`))
         .where(sql<boolean>`substr(folded, ${[...foldCase(root)].length + 1}) like ${pattern} escape '\\'`)
         .$if(after !== undefined && !newest, (query) => query.where('key', '>', after!.key))
         .$if(after !== undefined && newest, (query) => query.where(({ or, and, eb }) => or([
