@@ -352,7 +352,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' }, 'skip-trash': { type: 'boolean' }, resolve: { type: 'string' },
       long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' },
       delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }, to: { type: 'string' },
-      cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }, watch: { type: 'boolean' }, endpoint: { type: 'string' }, region: { type: 'string' }
+      cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }, newest: { type: 'boolean' }, watch: { type: 'boolean' }, endpoint: { type: 'string' }, region: { type: 'string' }
     }
   })
   const json = values.json === true
@@ -497,9 +497,10 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       return print(io, json, oneLevel ? { files: [...files], folders: files.folders } : { files: [...files] }, [...folderLines, ...files.map(line)].join(''))
     }
     case 'find': {
-      const text = need(first, 'find TEXT [PREFIX]')
+      const text = need(first, 'find TEXT [PREFIX] [--newest]')
       const found = []
-      for await (const page of pagesOf('/api/search', { q: text, ...second ? { prefix: remotePrefix(second) } : {} })) found.push(...page.files)
+      const query = { q: text, ...second ? { prefix: remotePrefix(second) } : {}, ...values.newest === true ? { sort: 'newest' } : {} }
+      for await (const page of pagesOf('/api/search', query)) found.push(...page.files)
       const line = (f: { size: number, lastModified: string, key: string }) => `${String(f.size).padStart(10)}  ${f.lastModified}  ${f.key}\n`
       return print(io, json, { files: found }, found.map(line).join(''))
     }

@@ -39,8 +39,8 @@ Usage:
   stowage ls [PREFIX] [--long] [--one-level]  every page of your files (--long: with ETags;
                                               --one-level: only PREFIX's own files, and its
                                               folders once each, as PRE lines)
-  stowage find TEXT [PREFIX]                  your files whose path holds TEXT, in any case (under
-                                              PREFIX when given), every page
+  stowage find TEXT [PREFIX] [--newest]       your files whose path holds TEXT, in any case (under
+                                              PREFIX when given), by path or newest first
   stowage get PATH [-o FILE]                  streamed to standard output unless -o; with -o, an
                                               interrupted download continues when run again
   stowage put FILE PATH [--content-type T] [--if-match ETAG | --no-clobber]

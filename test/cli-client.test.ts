@@ -438,6 +438,7 @@ t.test('mkdir and rmdir; versions: list, get, restore, rm', async (t) => {
   t.equal(found.code, 0, found.stderr)
   t.match(found.stdout, /^ +23  \S+  albums\/Summer Beach\.png\n +19  \S+  notes\/beach-trip\.md\n$/, 'every file whose path holds the text, in any case')
   t.same(JSON.parse((await cli(['find', 'beach', 'notes/', '--json'])).stdout).files.map((file: { key: string }) => file.key), ['notes/beach-trip.md'], 'under a prefix')
+  t.same(JSON.parse((await cli(['find', 'md', '--newest', '--json'])).stdout).files.map((file: { key: string }) => file.key), ['notes/other.md', 'notes/beach-trip.md'], '--newest: the last written first')
   t.match(await cli(['find', 'b']), { code: 1, stderr: /q must be at least 2 characters/ })
 })
 
