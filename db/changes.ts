@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely'
 import { beginsWith, isPostgres } from './dialect.js'
 import type { ChangesTable, Database } from './types.js'
 import { applyNameChanges, takeWritersTurn, type NameChange } from './names.js'
+import { inTransaction } from './recording.js'
 import { queueDeliveries } from './webhooks.js'
 import { followDeadProperties } from './webdav.js'
 
@@ -53,12 +54,13 @@ export function createChangeRepository (db: Kysely<Database>) {
   return {
     /**
      * Journals a change, applies it to the index of names and queues it for the user's webhooks, in
-     * one transaction; on PostgreSQL every instance hears of it when it commits. Resolves with how
-     * many deliveries were queued.
+     * one transaction (the publish's recording, when given: last in it, so that the writers' turn is
+     * held for the least time); on PostgreSQL every instance hears of it when it commits. Resolves
+     * with how many deliveries were queued.
      */
-    async add (change: Omit<ChangeEntry, 'seq'>, names: NameChange[] = []): Promise<number> {
+    async add (change: Omit<ChangeEntry, 'seq'>, names: NameChange[] = [], recordingTrx?: Kysely<Database>): Promise<number> {
       const { userId, op, key, from, size, etag, contentType, at } = change
-      return await db.transaction().execute(async (trx) => {
+      return await inTransaction(db, recordingTrx, async (trx) => {
         // One writer at a time: a reader past an entry never misses an earlier one that was still
         // committing, and the index's folders are never pruned under a write that adds to them.
         await takeWritersTurn(trx)

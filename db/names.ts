@@ -142,6 +142,12 @@ export function createNameRepository (db: Kysely<Database>) {
       return row && indexed(row)
     },
 
+    /** Which of the folders `keys` (each ending in `/`) exist: made on purpose or holding anything. */
+    async folders (keys: string[]): Promise<Set<string>> {
+      if (keys.length === 0) return new Set()
+      return new Set((await db.selectFrom('names').select('key').where('key', 'in', keys).where('folder', '=', 1).execute()).map((row) => row.key))
+    },
+
     /**
      * A page of keys under `prefix` after `startAfter`, as a store lists them: with the delimiter,
      * one level (what lies deeper named once, as a folder), files and folders in key order sharing

@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
+import { inTransaction as inRecording } from './recording.js'
 import type { Database } from './types.js'
 
 /** Whose bytes: a user, whose organization's quota applies unless the user has one. */
@@ -85,9 +86,9 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
       await db.updateTable('quota_reservations').set({ expires_at: expiresAt.toISOString() }).where('id', '=', id).execute()
     },
 
-    /** Ends reservation `id` (if it has not expired), applying what its write changed. */
-    async settle (userId: string, id: string, changed: UsageChange = {}): Promise<void> {
-      await inTransaction(async (trx) => {
+    /** Ends reservation `id` (if it has not expired), applying what its write changed; in `trx` when given. */
+    async settle (userId: string, id: string, changed: UsageChange = {}, trx?: Kysely<Database>): Promise<void> {
+      await inRecording(db, trx, async (trx) => {
         const held = await trx.deleteFrom('quota_reservations').where('id', '=', id).returning('bytes').executeTakeFirst()
         await change(trx, userId, changed, Number(held?.bytes ?? 0))
       })
@@ -96,8 +97,8 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
     /** The declared length of a resumable upload, held until it is published or dropped. */
     claimUpload: (owner: Owner, bytes: number) => claim(db, owner, 'upload_bytes', bytes),
 
-    /** An event that needs no room (a delete, a move, the trash). */
-    change: (userId: string, changed: UsageChange) => change(db, userId, changed),
+    /** An event that needs no room (a delete, a move, the trash); in `trx` when given. */
+    change: (userId: string, changed: UsageChange, trx: Kysely<Database> = db) => change(trx, userId, changed),
 
     /** Reservations of writes whose instance died, given back; resolves with how many. */
     async expire (now = new Date()): Promise<number> {

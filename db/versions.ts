@@ -34,8 +34,9 @@ function versionOf (row: Selectable<VersionsTable>): Version {
 
 export function createVersionRepository (db: Kysely<Database>) {
   return {
-    async add (version: Version): Promise<void> {
-      await db.insertInto('versions').values({
+    /** Records a kept version; in `trx` when given (the publish's recording). */
+    async add (version: Version, trx: Kysely<Database> = db): Promise<void> {
+      await trx.insertInto('versions').values({
         id: version.id,
         user_id: version.userId,
         path: version.path,

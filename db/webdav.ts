@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely'
+import { sql, type Kysely, type Selectable } from 'kysely'
 import { beginsWith, isPostgres } from './dialect.js'
 import type { Database, WebdavLocksTable } from './types.js'
 
@@ -79,7 +79,7 @@ async function removeAt (db: Kysely<Database>, userId: string, path: string) {
  * transaction, so a delete takes them and a move carries them. (A replaced file keeps them, as
  * WebDAV servers do.)
  */
-export async function followDeadProperties (trx: Transaction<Database>, change: { userId: string, op: string, key: string, from?: string }): Promise<void> {
+export async function followDeadProperties (trx: Kysely<Database>, change: { userId: string, op: string, key: string, from?: string }): Promise<void> {
   const at = (path: string) => trx.deleteFrom('webdav_properties').where('user_id', '=', change.userId).where('path', '=', path)
   if (change.op === 'delete' || change.op === 'folder-delete') await at(change.key).execute()
   if (change.op === 'move' && change.from !== undefined) {

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Kysely, type Selectable, type Transaction } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
 import type { Database, WebhookDeliveriesTable, WebhooksTable } from './types.js'
 
 export interface Webhook {
@@ -68,7 +68,7 @@ const underPrefix = (text: string) => sql<boolean>`substr(cast(${text} as text),
  * Queues `change` for each of its user's webhooks that want it, in the transaction that journals it:
  * a journaled change is queued, and a change that is not journaled is not. Resolves with how many.
  */
-export async function queueDeliveries (trx: Transaction<Database>, change: { userId: string, op: string, key: string, from?: string, size?: number, etag?: string, at: Date }): Promise<number> {
+export async function queueDeliveries (trx: Kysely<Database>, change: { userId: string, op: string, key: string, from?: string, size?: number, etag?: string, at: Date }): Promise<number> {
   const { userId, op, key, from, size, etag, at } = change
   const wanted = from === undefined ? underPrefix(key) : sql<boolean>`(${underPrefix(key)} or ${underPrefix(from)})`
   const { numAffectedRows } = await sql`

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { createKeyLocks } from '../db/key-locks.js'
+import { recorderOf } from '../db/recording.js'
 import { createTrashRepository } from '../db/trash.js'
 import { createUsageRepository } from '../db/usage.js'
 import { createVersionRepository } from '../db/versions.js'
@@ -41,7 +42,8 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
     trash: { repository: createTrashRepository(db), retentionMs },
     versions: { repository: createVersionRepository(db), retentionMs: Math.round(versionRetentionDays * DAY_MS) },
     journal: stowageOf(app).stowageChanges,
-    names
+    names,
+    record: recorderOf(db)
   })
   decorateStowage(app, 'stowageFiles', files)
   decorateStowage(app, 'stowageNames', names)

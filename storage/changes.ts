@@ -1,4 +1,5 @@
 import type { ChangeEntry, ChangeOp, ChangeRepository } from '../db/changes.js'
+import type { Recording } from '../db/recording.js'
 import { BadRequestError, CursorResetError } from '../errors.js'
 import type { ChangeBell } from './change-bell.js'
 import type { ObjectMeta } from './object-store.js'
@@ -44,7 +45,7 @@ export function createJournal ({ repository, bell, now = () => new Date() }: Jou
   }
   return {
     /** Journals `change`, as `pathOf` names its keys (a user's path, undefined for any other key). */
-    async record ({ key, before, after, from }: PublishedChange, pathOf: (key: string) => { userId: string, path: string } | undefined) {
+    async record ({ key, before, after, from }: PublishedChange, pathOf: (key: string) => { userId: string, path: string } | undefined, recording?: Recording) {
       const at = pathOf(key)
       const source = from && pathOf(from.key)
       let entry: { userId: string, op: ChangeOp, key: string, from?: string, size?: number, etag?: string, contentType?: string } | undefined
@@ -63,9 +64,15 @@ export function createJournal ({ repository, bell, now = () => new Date() }: Jou
       // The index of names changes with the journal: the source of a move is gone, the key is what stands now.
       const nameChange = (key: string, { userId, path }: { userId: string, path: string }, after?: ObjectMeta) => ({ key, userId, root: key.slice(0, key.length - path.length), after })
       const names = [...source ? [nameChange(from!.key, source)] : [], ...at ? [nameChange(key, at, after)] : []]
-      const queued = await repository.add({ ...entry, at: now() }, names)
-      bell.ring(entry.userId, entry.from === undefined ? [entry.key] : [entry.key, entry.from])
-      if (queued > 0) for (const listener of queuedListeners) listener()
+      const queued = await repository.add({ ...entry, at: now() }, names, recording?.trx)
+      const rung = entry.from === undefined ? [entry.key] : [entry.key, entry.from]
+      const { userId } = entry
+      const announce = () => {
+        bell.ring(userId, rung)
+        if (queued > 0) for (const listener of queuedListeners) listener()
+      }
+      if (recording) recording.afterCommit(announce)
+      else announce()
     },
 
     /** Calls `listener` when this instance queued webhook deliveries. */

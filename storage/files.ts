@@ -2,6 +2,7 @@ import { BadRequestError, ConflictError, FolderInTheWayError, InsufficientStorag
 import { directly, type Exclusive, type KeyLocks } from '../db/key-locks.js'
 import type { TrashRepository } from '../db/trash.js'
 import type { VersionRepository } from '../db/versions.js'
+import type { Recorder } from '../db/recording.js'
 import type { Owner } from '../db/usage.js'
 import { hasPreconditions, isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
 import { pageEnd, type Bytes, type Metadata, type ObjectInfo, type ObjectMeta, type ObjectRead, type ObjectStore, type Preconditions, type PresignRequest, type RangeRequest, type StagedPosition, type StagedState } from './object-store.js'
@@ -43,6 +44,8 @@ export interface FileServiceOptions {
   journal?: Pick<Journal, 'record'>
   /** The index of names the journal keeps with it: listings and HEADs read it; without it, the store. */
   names?: NameIndex
+  /** One transaction for what the database records of each change (usage, version, journal, index). */
+  record?: Recorder
   /** Usage and quotas: writes and copies reserve their room, every change is counted. */
   quotas: Quotas
 }
@@ -128,7 +131,7 @@ const READ_BEFORE_LOOKING_BYTES = 1024 * 1024
 // A copy whose source changes while it is copied is made again, this many times at most.
 const COPY_ATTEMPTS = 3
 
-export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: keptTrash, versions: keptVersions, journal, names, quotas }: FileServiceOptions) {
+export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: keptTrash, versions: keptVersions, journal, names, quotas, record }: FileServiceOptions) {
   /** The user and path of a key under a user's root: a file's, or a folder's marker (ending in `/`). */
   const pathOf = (key: string) => {
     const [area, userId, folder] = key.split('/', 3)
@@ -149,11 +152,12 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     store, locks, accountOf, count: quotas.change,
     hooks: {
       keep: versions?.hooks.keep,
-      async published (change) {
-        await versions?.hooks.published(change)
-        await journal?.record(change, pathOf)
+      async published (change, recording) {
+        await versions?.hooks.published(change, recording)
+        await journal?.record(change, pathOf, recording)
       }
-    }
+    },
+    record
   })
   const trash = keptTrash && createTrash({ store, publisher, ...keptTrash })
 
@@ -242,6 +246,17 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     const ended: SortedAfter | undefined = page.next
     const next = ended && ('folder' in ended ? { folder: ended.folder.slice(base.length) } : { value: ended.value, key: ended.key.slice(base.length) })
     return next ? { files, folders, isTruncated: true, continuationToken: encodeSortedToken(sort, order, next) } : { files, folders, isTruncated: false }
+  }
+
+  /** Whether each folder of `paths` exists, made on purpose or holding anything: one lookup by key in
+   *  the index (while the user's names are being built, whether the store lists anything under each). */
+  async function foldersExist (userId: string, paths: string[]): Promise<boolean[]> {
+    const keys = paths.map((path) => path === '' ? '' : userPrefix(userId) + checkFolderPath(path))
+    if (names && await names.built(userId)) {
+      const found = await names.folders(keys.filter((key) => key !== ''))
+      return keys.map((key) => key === '' || found.has(key))
+    }
+    return await Promise.all(keys.map(async (key) => key === '' || (await store.list(key, { limit: 1 })).objects.length > 0))
   }
 
   /** 409 when a folder made on purpose stands at `key`'s name: a file and a folder of one name
@@ -422,19 +437,10 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return (await (await readsOf(userId)).head(userPrefix(userId) + checkFolderPath(path)))?.lastModified
     },
 
-    /** Whether the folder exists: made on purpose, or holding anything (`besides` the file at that path). */
-    async folderExists (userId: string, path: string, { besides }: { besides?: string } = {}): Promise<boolean> {
-      if (path === '') return true
-      const page = await (await readsOf(userId)).list(userPrefix(userId) + checkFolderPath(path), { limit: 2 })
-      return page.objects.some((object) => besides === undefined || object.key !== keyOf(userId, besides))
-    },
+    foldersExist,
 
-    /** Takes back a file this request has just created (it never stood for anyone): gone at once, not to the trash. */
-    async unwrite (userId: string, path: string, etag: string) {
-      await publisher.delete(keyOf(userId, path), { ifMatch: [etag] }).catch((error: unknown) => {
-        if (!(error instanceof PreconditionFailedError)) throw error
-      })
-    },
+    /** Whether the folder exists: made on purpose, or holding anything. */
+    folderExists: async (userId: string, path: string): Promise<boolean> => (await foldersExist(userId, [path]))[0],
 
     /** Removes an empty folder: 409 when it holds anything, 404 when there is none. `unlessEmpty`
      *  (a folder moved away): it is no longer kept for itself, and lasts while it holds anything. */

@@ -126,6 +126,9 @@ export function createNameIndex ({ repository, store, rootOf, log, claimMs = CLA
       return everyoneBuilt
     },
 
+    /** Which of the folders `keys` exist (see NameRepository.folders); the user's names must be built. */
+    folders: repository.folders,
+
     /** The x-amz-meta-* of the file at `key` as it is now (`etag`). */
     setMetadata: repository.setMetadata,
 

@@ -1,4 +1,5 @@
 import { directly, type Exclusive, type KeyLocks } from '../db/key-locks.js'
+import { unrecorded, type Recorder, type Recording } from '../db/recording.js'
 import type { UsageChange } from '../db/usage.js'
 import { PreconditionFailedError } from '../errors.js'
 import { checkPreconditions, hasPreconditions } from './conditional.js'
@@ -22,8 +23,8 @@ export interface PublishHooks {
   /** Under the key's lock, before a publish replaces `current`: keeps it elsewhere (a version), and
    *  answers where, so that it is counted with the change. Store operations only: no database. */
   keep? (current: ObjectMeta): Promise<ObjectMeta | undefined>
-  /** Once a change is published and counted, before its request is answered (versions' rows, the journal). */
-  published? (change: PublishedChange): Promise<void>
+  /** Once a change is published, in the transaction that counts it, before its request is answered (versions' rows, the journal). */
+  published? (change: PublishedChange, recording?: Recording): Promise<void>
 }
 
 export interface PublisherOptions {
@@ -31,13 +32,15 @@ export interface PublisherOptions {
   locks?: Exclusive | KeyLocks
   accountOf?: AccountOf
   /** Counts a change of usage (after the lock is let go: counts add up in any order). */
-  count?: (userId: string, change: UsageChange) => Promise<void>
+  count?: (userId: string, change: UsageChange, trx?: Recording['trx']) => Promise<void>
   hooks?: PublishHooks
+  /** One transaction for what the database records of a change: its count and its hooks' rows. */
+  record?: Recorder
 }
 
 /** How a publish is counted: into a write's reservation, and with what else it ends (an upload's room). */
 export interface Settlement {
-  reservation?: { settle (change: UsageChange): Promise<void> }
+  reservation?: { settle (change: UsageChange, trx?: Recording['trx']): Promise<void> }
   also?: UsageChange
 }
 
@@ -80,12 +83,12 @@ const sum = (a: UsageChange, b: UsageChange = {}): UsageChange => {
  * (KeyLocks.shared): the turn reads the key before its first publish and, with several members,
  * after its last, and is counted once, into the reservation of the write that began it.
  */
-export function createPublisher ({ store, locks = directly, accountOf = () => undefined, count = async () => {}, hooks = {} }: PublisherOptions) {
+export function createPublisher ({ store, locks = directly, accountOf = () => undefined, count = async () => {}, hooks = {}, record = unrecorded }: PublisherOptions) {
   const shared = 'shared' in locks ? locks.shared : undefined
 
   /** Counts the changes at `changes`' keys (and where they kept what they replaced), per user, into
    *  the settlement's reservation or as they are. */
-  async function settle (changes: PublishedChange[], { reservation, also }: Settlement = {}) {
+  async function settle (changes: PublishedChange[], { reservation, also }: Settlement = {}, recording?: Recording) {
     const perUser = new Map<string, UsageChange>()
     const atKeys = changes.flatMap(({ key, before, after, kept }) => [{ key, before, after }, ...kept ? [{ key: kept.key, after: kept }] : []])
     for (const { key, before, after } of atKeys) {
@@ -95,10 +98,16 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
     const [first] = [...perUser.keys()]
     if (first !== undefined && also) perUser.set(first, sum(perUser.get(first)!, also))
     for (const [userId, change] of perUser) {
-      if (reservation && userId === first) await reservation.settle(change)
-      else await count(userId, change)
+      if (reservation && userId === first) await reservation.settle(change, recording?.trx)
+      else await count(userId, change, recording?.trx)
     }
   }
+
+  /** `change` counted and recorded (its hooks), in one transaction. */
+  const recorded = (change: PublishedChange, settlement: Settlement = {}, counted: PublishedChange[] = [change]) => record(async (recording) => {
+    await settle(counted, settlement, recording)
+    await hooks.published?.(change, recording)
+  })
 
   const keep = async (current: ObjectMeta | undefined) => current && hooks.keep ? await hooks.keep(current) : undefined
 
@@ -130,9 +139,7 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
         checkPreconditions(before, preconditions)
         return keeping(before, () => publishStaged(hasPreconditions(preconditions) ? { current: before } : undefined))
       })
-      const change = { key, before, after, kept }
-      await settle([change], settlement)
-      await hooks.published?.(change)
+      await recorded({ key, before, after, kept }, settlement)
       return { ...after, replaced: before !== undefined }
     } catch (error) {
       if (!keepStaged && !done) await staged.discard()
@@ -140,13 +147,16 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
     }
   }
 
-  /** An unconditional publish, in a turn of others of the same key (see KeyLocks.shared). */
+  /** An unconditional publish, in a turn of others of the same key (see KeyLocks.shared). The turn
+   *  is counted once, with the record of the publish that began it. */
   async function publishShared (key: string, publishStaged: () => Promise<ObjectMeta>, settlement: Settlement) {
     let before: ObjectMeta | undefined
     let after: ObjectMeta | undefined
     let kept: ObjectMeta | undefined
     let began = false
-    const stored = await shared!(key, publishStaged, {
+    let own: ObjectMeta | undefined
+    const publishOwn = async () => (own = await publishStaged())
+    const stored = await shared!(key, publishOwn, {
       opening: async () => {
         began = true
         before = await store.head(key)
@@ -158,14 +168,21 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
         if (published.length === 0) kept = undefined
         after = members === 1 && published.length === 1 ? published[0] : await store.head(key)
       },
-      closed: () => settle([{ key, before, after, kept }], settlement)
+      closed: async () => {
+        // Its own publish failed (the turn's others stand): the turn is counted, and nothing of its own recorded.
+        if (!own) return await record(async (recording) => await settle([{ key, before, after, kept }], settlement, recording))
+        await recorded({ key, before, after: own, kept }, settlement, [{ key, before, after, kept }])
+      }
     })
-    // A member that joined a turn begun by another: only what else it ends is its own to count.
+    if (began) return { ...stored, replaced: before !== undefined }
+    // A member that joined a turn begun by another: only what else it ends is its own to count, and
+    // it replaced what that one published.
     const account = accountOf(key)
-    if (!began && settlement.also && account) await count(account.userId, settlement.also)
-    await hooks.published?.({ key, before, after: stored, kept })
-    // A member that joined another's turn replaced what that one published.
-    return { ...stored, replaced: !began || before !== undefined }
+    await record(async (recording) => {
+      if (settlement.also && account) await count(account.userId, settlement.also, recording?.trx)
+      await hooks.published?.({ key, after: stored }, recording)
+    })
+    return { ...stored, replaced: true }
   }
 
   return {
@@ -192,9 +209,7 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
         if (before) await store.delete(key)
       })
       if (!before) return undefined
-      const change = { key, before }
-      await settle([change])
-      await hooks.published?.(change)
+      await recorded({ key, before })
       return before
     },
 
@@ -224,8 +239,7 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
         return after
       })
       if (!moved) return undefined
-      await settle(changes)
-      await hooks.published?.(changes[1])
+      await recorded(changes[1], {}, changes)
       return moved
     },
 

@@ -16,7 +16,7 @@ const inUse = (usage: Usage) => usage.fileBytes + usage.trashBytes + usage.versi
 export interface Reservation {
   grow (bytes: number): Promise<void>
   /** Ends it with what the write changed; once ended, settle and release do nothing. */
-  settle (changed: UsageChange): Promise<void>
+  settle (changed: UsageChange, trx?: Parameters<UsageRepository['settle']>[3]): Promise<void>
   release (): Promise<void>
 }
 
@@ -38,11 +38,11 @@ export function createQuotas (repository: UsageRepository) {
     if (!(await repository.reserve(owner, id, bytes, expiry()))) throw await overQuota(owner, bytes)
     const renewal = setInterval(() => { repository.renew(id, expiry()).catch(() => {}) }, RESERVATION_TTL_MS / 4).unref()
     let ended = false
-    const end = async (changed: UsageChange) => {
+    const end = async (changed: UsageChange, trx?: Parameters<UsageRepository['settle']>[3]) => {
       if (ended) return
       ended = true
       clearInterval(renewal)
-      await repository.settle(owner.userId, id, changed)
+      await repository.settle(owner.userId, id, changed, trx)
     }
     return {
       async grow (more) {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import type { Recording } from '../db/recording.js'
 import type { UsageChange } from '../db/usage.js'
 import type { Version, VersionRepository } from '../db/versions.js'
 import { NotFoundError, PreconditionFailedError } from '../errors.js'
@@ -69,7 +70,7 @@ export function createVersions ({ store, repository, retentionMs, fileOf, count,
           throw error
         }
       },
-      async published ({ key, before, kept }: PublishedChange) {
+      async published ({ key, before, kept }: PublishedChange, recording?: Recording) {
         const file = fileOf(key)
         if (!kept || !before || !file) return
         await repository.add({
@@ -82,7 +83,7 @@ export function createVersions ({ store, repository, retentionMs, fileOf, count,
           contentType: before.contentType,
           lastModified: before.lastModified,
           keptAt: now()
-        })
+        }, recording?.trx)
       }
     },
 

@@ -133,11 +133,14 @@ for (const driver of ['fs', 's3'] as const) {
     const trash = await api('/api/trash') as { items: Array<{ key: string }> }
     t.same(trash.items.map((item) => item.key).sort(), ['a.txt', 'folder/inner/b.txt'])
     const changes = await app.inject({ url: `/api/changes?cursor=${cursor}`, headers: bearer(key) })
-    // A new file refused for its folder is taken back once written: journaled as it was, put then
-    // delete; one over a folder made on purpose is refused before it is written.
+    // A file refused for its folder (or for a folder of its name) is refused before it is written: nothing journaled.
     t.same((changes.json() as { changes: Array<{ op: string, key: string }> }).changes.map(({ op, key }) => `${op} ${key}`), [
-      'put missing/a.txt', 'delete missing/a.txt', 'put a.txt', 'put a.txt', 'folder folder/', 'put folder/inner/b.txt', 'delete folder/inner/b.txt', 'folder folder/inner/', 'put folder/inner/b.txt', 'delete folder/inner/b.txt', 'folder-delete folder/', 'folder-delete folder/inner/', 'delete a.txt'
+      'put a.txt', 'put a.txt', 'folder folder/', 'folder folder/inner/', 'put folder/inner/b.txt', 'delete folder/inner/b.txt', 'folder-delete folder/', 'folder-delete folder/inner/', 'delete a.txt'
     ])
+    // A folder that only holds a file (never made) has that name too.
+    t.equal((await app.inject({ method: 'PUT', url: '/api/raw/held/in.txt', headers: bearer(key), payload: 'in' })).statusCode, 200)
+    t.equal((await dav('PUT', 'held', { body: 'x' })).statusCode, 405)
+    t.equal((await dav('PUT', 'held/in.txt/deeper.txt', { body: 'x' })).statusCode, 409, 'a file is no folder')
   })
 }
 

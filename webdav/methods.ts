@@ -204,29 +204,25 @@ export function davMethods (services: DavServices) {
   }
 
   /**
-   * A replacement costs what a raw PUT does (and the locks' lookup): what only a new file must
-   * satisfy (its folder there, no folder of its name) is looked at once it is written, and a new
-   * file that fails it is taken back (it never stood for anyone, and no earlier file was there).
+   * A raw PUT's cost and two lookups: the locks on the path and its ancestors, and (in the index, by
+   * key) the folder that holds the file and one of its name. A folder removed while the body uploads
+   * is there again once the file is, as a folder holding a file is.
    */
   async function put (request: FastifyRequest, reply: FastifyReply) {
     const { path, slash } = targetOf(request.url)
     if (path === '' || slash) throw new DavError(405, 'a folder cannot be written with PUT: make it with MKCOL')
     await checkWrite(services, request, [{ path, folder: false, membership: true }])
+    // Before the body is read, in one lookup: a folder that holds the file, none of its name.
+    const [parentThere, folderNamed] = await files.foldersExist(request.userId, [parentOf(path), path])
+    if (folderNamed) throw new DavError(405, 'a folder has that name')
+    if (!parentThere) throw new DavError(409, `the folder ${parentOf(path)} does not exist`)
     const given = request.headers['content-type']
     const contentType = given !== undefined && isFileMediaType(given) ? given : DEFAULT_CONTENT_TYPE
     const written = await receiveRawFile(files, services.uploadMemory, request, reply, ownerOf(request), path, { contentType }).catch((error: unknown) => {
       if (error instanceof FolderInTheWayError) throw new DavError(405, 'a folder has that name')
       throw error
     })
-    if (written.replaced) return reply.code(204).send()
-    const userId = request.userId
-    const [parentThere, folderNamed] = await Promise.all([files.folderExists(userId, parentOf(path), { besides: path }), files.folderExists(userId, path)])
-    if (!parentThere || folderNamed) {
-      await files.unwrite(userId, path, written.etag)
-      if (folderNamed) throw new DavError(405, 'a folder has that name')
-      throw new DavError(409, `the folder ${parentOf(path)} does not exist`)
-    }
-    return reply.code(201).send()
+    return reply.code(written.replaced ? 204 : 201).send()
   }
 
   async function mkcol (request: FastifyRequest, reply: FastifyReply) {
