@@ -453,6 +453,17 @@ migrations['2026-12-03-index-of-names'] = {
   }
 }
 
+migrations['2026-12-04-native-multipart'] = {
+  async up (db: Kysely<any>) {
+    // The store's own multipart upload behind an S3 one, where the store makes them (the S3 driver):
+    // its parts go straight there. Null: parts are objects of their own, joined at completion (fs).
+    await db.schema.alterTable('s3_multipart_uploads').addColumn('store_upload_id', 'text').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.alterTable('s3_multipart_uploads').dropColumn('store_upload_id').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

@@ -11,12 +11,15 @@ export interface MultipartUpload {
   createdAt: Date
   /** What the front end that began it keeps with it (S3's x-amz-meta-*, as JSON). */
   metadata?: string
+  /** The store's own multipart upload at the file's key, which its parts go to (stores that make them). */
+  storeUploadId?: string
 }
 
 export interface Part {
   partNumber: number
   size: number
   etag: string
+  /** The object that holds the part; '' for a part of the store's own upload. */
   objectKey: string
   uploadedAt: Date
 }
@@ -27,13 +30,14 @@ const partOf = (row: Selectable<S3MultipartPartsTable>): Part =>
 export function createMultipartRepository (db: Kysely<Database>) {
   const uploadOf = (row: Selectable<S3MultipartUploadsTable>): MultipartUpload => ({
     id: row.id, userId: row.user_id, orgId: row.org_id, path: row.path, contentType: row.content_type, createdAt: new Date(row.created_at),
-    ...row.metadata === null ? {} : { metadata: row.metadata }
+    ...row.metadata === null ? {} : { metadata: row.metadata },
+    ...row.store_upload_id === null ? {} : { storeUploadId: row.store_upload_id }
   })
   return {
     async add (upload: MultipartUpload): Promise<void> {
       await db.insertInto('s3_multipart_uploads').values({
         id: upload.id, user_id: upload.userId, org_id: upload.orgId, path: upload.path, content_type: upload.contentType, created_at: upload.createdAt.toISOString(),
-        metadata: upload.metadata ?? null
+        metadata: upload.metadata ?? null, store_upload_id: upload.storeUploadId ?? null
       }).execute()
     },
 

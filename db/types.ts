@@ -157,6 +157,7 @@ export interface S3MultipartUploadsTable {
   content_type: string
   created_at: Timestamp
   metadata: string | null
+  store_upload_id: string | null
 }
 
 export interface S3MultipartPartsTable {

@@ -488,6 +488,23 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     /** A URL straight to the store for one of the user's files (S3 presigned); undefined when the store cannot. */
     presign: store.presign && ((userId: string, path: string, link: PresignRequest) => store.presign!(keyOf(userId, path), link)),
 
+    /** S3 multipart uploads made by the store itself at the file's key (stores with nativeParts):
+     *  their parts go straight to it, and completing one publishes it as a write is. */
+    nativeUploads: store.nativeParts && {
+      begin: (userId: string, path: string, contentType: string) => store.nativeParts!.begin(keyOf(userId, path), contentType),
+      upload: (userId: string, path: string, uploadId: string, partNumber: number, body: Bytes, length: number) =>
+        store.nativeParts!.upload(keyOf(userId, path), uploadId, partNumber, body, length),
+      /** Publishes the parts chosen; what the upload held (`uploadBytes`, every part sent) stops counting then. */
+      async complete (owner: Owner, path: string, uploadId: string, parts: Array<{ partNumber: number, etag: string, size: number }>, { contentType, preconditions, metadata, uploadBytes }: { contentType: string, preconditions: Preconditions, metadata: Metadata, uploadBytes: number }) {
+        const key = keyOf(owner.userId, path)
+        await refuseOverFolder(key, path)
+        const size = parts.reduce((total, part) => total + part.size, 0)
+        const stored = await publisher.publishStaged(key, store.nativeParts!.completion(key, uploadId, parts, size, contentType), { preconditions, metadata, also: { uploadBytes: -uploadBytes } })
+        return described(path, stored)
+      },
+      abort: (userId: string, path: string, uploadId: string) => store.nativeParts!.abort(keyOf(userId, path), uploadId)
+    },
+
     /** A user's file written in pieces (resumable uploads); undefined when the store cannot. */
     staged: publisher.staged && {
       /** A resumable upload's declared length, held until it is published or dropped (507 when there is no room). */

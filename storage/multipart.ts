@@ -35,12 +35,15 @@ function measured (body: Bytes) {
 }
 
 /**
- * Multipart uploads (S3's): each part an object of its own outside the user's files, counted in the
- * user's unfinished uploads from the moment it arrives (a part over the quota is refused), then
- * joined, in order, into one write of the file by the file API (so the publisher, the quota,
- * versions and the journal see one ordinary write), and removed.
+ * Multipart uploads (S3's), their parts counted in the user's unfinished uploads from the moment
+ * they arrive (a part over the quota is refused). Where the store makes multipart uploads itself
+ * (the S3 driver), an upload is one of the store's at the file's key: each part goes straight to it
+ * as it arrives, and completing it is the store's one request, published as a write is (the
+ * publisher, versions, the journal). Elsewhere (fs) each part is an object of its own outside the
+ * user's files, joined in order into one write of the file by the file API at completion.
  */
 export function createMultipart ({ store, files, quotas, repository, maxUploadBytes }: { store: ObjectStore, files: FileService, quotas: Quotas, repository: MultipartRepository, maxUploadBytes: number }) {
+  const native = files.nativeUploads
   const partKey = (upload: MultipartUpload, partNumber: number) => `${MULTIPART_PREFIX}${upload.userId}/${upload.id}/${partNumber}-${randomBytes(4).toString('hex')}`
 
   async function owned (userId: string, id: string): Promise<MultipartUpload> {
@@ -49,18 +52,46 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
     return upload
   }
 
-  /** Removes an upload's parts and gives their room back. */
+  /** Removes parts (objects of their own; a part of the store's own upload goes with the upload) and gives their room back. */
   async function discard (upload: MultipartUpload, parts: Part[]) {
-    await Promise.all(parts.map((part) => store.delete(part.objectKey)))
+    await Promise.all(parts.filter((part) => part.objectKey !== '').map((part) => store.delete(part.objectKey)))
     const bytes = parts.reduce((total, part) => total + part.size, 0)
     if (bytes > 0) await quotas.change(upload.userId, { uploadBytes: -bytes })
+  }
+
+  /** Removes an unfinished upload, once, whoever else tries: its parts, the store's upload, their
+   *  room. True when this call removed it. */
+  async function end (upload: MultipartUpload): Promise<boolean> {
+    const parts = await repository.remove(upload.id)
+    if (!parts) return false
+    if (upload.storeUploadId) await native!.abort(upload.userId, upload.path, upload.storeUploadId)
+    await discard(upload, parts)
+    return true
+  }
+
+  /** Sends the part where it is kept; resolves with where and its ETag. */
+  async function sendPart (upload: MultipartUpload, partNumber: number, body: Bytes, length: number): Promise<{ objectKey: string, etag: string }> {
+    if (upload.storeUploadId) return { objectKey: '', etag: await native!.upload(upload.userId, upload.path, upload.storeUploadId, partNumber, body, length) }
+    const key = partKey(upload, partNumber)
+    const counted = measured(body)
+    try {
+      const staged = await store.stage(key, counted.bytes, { contentType: 'application/octet-stream', maxBytes: length })
+      await staged.publish()
+      const stored = counted.result()
+      if (stored.size !== length) throw new MultipartError('invalid-part', `the part had ${stored.size} bytes, not the ${length} its length said`)
+      return { objectKey: key, etag: stored.etag }
+    } catch (error) {
+      await store.delete(key).catch(() => {})
+      throw error
+    }
   }
 
   return {
     async create (owner: Owner, path: string, contentType: string, metadata?: string): Promise<MultipartUpload> {
       // The file API's rules, before any part is sent.
       await files.checkWritable(owner.userId, path, {})
-      const upload = { id: randomBytes(24).toString('base64url'), userId: owner.userId, orgId: owner.orgId ?? null, path, contentType, createdAt: new Date(), metadata }
+      const storeUploadId = native && await native.begin(owner.userId, path, contentType)
+      const upload = { id: randomBytes(24).toString('base64url'), userId: owner.userId, orgId: owner.orgId ?? null, path, contentType, createdAt: new Date(), metadata, ...storeUploadId ? { storeUploadId } : {} }
       await repository.add(upload)
       return upload
     },
@@ -72,27 +103,23 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
       const upload = await owned(owner.userId, id)
       if (length > maxUploadBytes) throw new PayloadTooLargeError(`a part is at most MAX_UPLOAD_BYTES, ${maxUploadBytes} bytes`)
       await quotas.claimUpload(owner, length)
-      const key = partKey(upload, partNumber)
-      const counted = measured(body)
-      let stored: { size: number, etag: string }
+      let sent: { objectKey: string, etag: string }
       try {
-        const staged = await store.stage(key, counted.bytes, { contentType: 'application/octet-stream', maxBytes: length })
-        await staged.publish()
-        stored = counted.result()
-        if (stored.size !== length) throw new MultipartError('invalid-part', `the part had ${stored.size} bytes, not the ${length} its length said`)
+        sent = await sendPart(upload, partNumber, body, length)
       } catch (error) {
-        await store.delete(key).catch(() => {})
         await quotas.change(owner.userId, { uploadBytes: -length })
         throw error
       }
+      const part = { partNumber, size: length, ...sent, uploadedAt: new Date() }
       // Aborted or completed meanwhile: this part goes too.
       if (!await repository.find(owner.userId, id)) {
-        await discard(upload, [{ partNumber, size: length, etag: stored.etag, objectKey: key, uploadedAt: new Date() }])
+        await discard(upload, [part])
         throw new MultipartError('no-upload', 'The specified upload does not exist: it was aborted or completed.')
       }
-      const replaced = await repository.putPart(id, { partNumber, size: length, etag: stored.etag, objectKey: key, uploadedAt: new Date() })
+      // One of the same number sent before: the store's own upload replaced it already.
+      const replaced = await repository.putPart(id, part)
       if (replaced) await discard(upload, [replaced])
-      return stored.etag
+      return sent.etag
     },
 
     parts: async (userId: string, id: string, after?: number, limit?: number) => {
@@ -119,6 +146,14 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
       })
       if (parts.length === 0) throw new MultipartError('invalid-part', 'You must specify at least one part.')
       if (parts.slice(0, -1).some((part) => part.size < MIN_PART_BYTES)) throw new MultipartError('too-small', 'Your proposed upload is smaller than the minimum allowed object size.')
+      const metadata = JSON.parse(upload.metadata ?? '{}') as Metadata
+      if (upload.storeUploadId) {
+        // Parts not chosen go with the store's upload; every part's room stops counting as an upload.
+        const uploadBytes = [...stored.values()].reduce((total, part) => total + part.size, 0)
+        const written = await native!.complete(owner, upload.path, upload.storeUploadId, parts, { contentType: upload.contentType, preconditions, metadata, uploadBytes })
+        await repository.remove(id)
+        return { ...written, upload }
+      }
       const length = parts.reduce((total, part) => total + part.size, 0)
       const joined = (async function * () {
         for (const part of parts) {
@@ -127,7 +162,6 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
           for await (const chunk of read.body) yield chunk as Buffer
         }
       })()
-      const metadata = JSON.parse(upload.metadata ?? '{}') as Metadata
       const written = await files.write(owner, upload.path, joined, { contentType: upload.contentType, maxBytes: maxUploadBytes, preconditions, length, metadata })
       const all = await repository.remove(id)
       if (all) await discard(upload, all)
@@ -135,20 +169,13 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
     },
 
     async abort (userId: string, id: string) {
-      const upload = await owned(userId, id)
-      const parts = await repository.remove(id)
-      if (parts) await discard(upload, parts)
+      await end(await owned(userId, id))
     },
 
     /** Aborts the uploads begun before `before`; resolves with how many. */
     async sweep (before: Date): Promise<number> {
       let removed = 0
-      for (const upload of await repository.older(before, 100)) {
-        const parts = await repository.remove(upload.id)
-        if (!parts) continue
-        await discard(upload, parts)
-        removed++
-      }
+      for (const upload of await repository.older(before, 100)) if (await end(upload)) removed++
       return removed
     }
   }

@@ -64,6 +64,18 @@ export interface StagedObject {
   discard (): Promise<void>
 }
 
+/** A store's own multipart uploads, numbered parts in any order, made an object by one request. */
+export interface NativeParts {
+  /** Begins an upload at `key`; resolves with its id. */
+  begin (key: string, contentType: string): Promise<string>
+  /** Sends part `partNumber` (replacing one of that number) as it arrives: exactly `length` bytes,
+   *  or it fails and the store keeps none of it. Resolves with the part's ETag. */
+  upload (key: string, uploadId: string, partNumber: number, body: Bytes, length: number): Promise<string>
+  /** The parts chosen, to be published at `key` by the publisher (their upload completed then). */
+  completion (key: string, uploadId: string, parts: Array<{ partNumber: number, etag: string }>, size: number, contentType: string): StagedObject
+  abort (key: string, uploadId: string): Promise<void>
+}
+
 export interface ListOptions {
   /** Only keys that sort after this one (byte order of their UTF-8 form, as S3 lists). */
   startAfter?: string
@@ -165,6 +177,9 @@ export interface ObjectStore {
   presign? (key: string, link: PresignRequest): Promise<string>
   /** Resumable uploads; a store without them has no /api/uploads. */
   readonly staged?: StagedWrites
+  /** The store's own multipart uploads (S3's), at the object's key: S3 multipart uploads through
+   *  Stowage send their parts straight to them. A store without them has parts joined at completion. */
+  readonly nativeParts?: NativeParts
   /** Prepares the store before first use (the fs driver: folders, layout, leftovers). */
   open? (): Promise<void>
   close? (): Promise<void>
@@ -227,6 +242,15 @@ function wrapStaged (staged: StagedWrites, around: AroundOperation): StagedWrite
   }
 }
 
+function wrapNativeParts (parts: NativeParts, around: AroundOperation): NativeParts {
+  return {
+    begin: around('parts_begin', parts.begin.bind(parts)),
+    upload: around('parts_upload', parts.upload.bind(parts)),
+    completion: (...args) => wrapStagedObject(around)(parts.completion(...args)),
+    abort: around('parts_abort', parts.abort.bind(parts))
+  }
+}
+
 /** The same store with each of its operations passed through `around` (asDependency, metrics). */
 export function wrapOperations (store: ObjectStore, around: AroundOperation): ObjectStore {
   const wrapped = wrapStagedObject(around)
@@ -243,6 +267,7 @@ export function wrapOperations (store: ObjectStore, around: AroundOperation): Ob
     check: around('check', store.check.bind(store)),
     writeBufferBytes: store.writeBufferBytes,
     staged: store.staged && wrapStaged(store.staged, around),
+    nativeParts: store.nativeParts && wrapNativeParts(store.nativeParts, around),
     presign: store.presign && around('presign', store.presign.bind(store)),
     open: store.open && around('open', store.open.bind(store)),
     close: store.close && (() => store.close!())

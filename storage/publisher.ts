@@ -243,6 +243,11 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
       return moved
     },
 
+    /** Publishes what the store has staged at `key` already (a multipart upload of its own); a
+     *  refusal or a failure leaves it as it was, to publish again or to discard. */
+    publishStaged: (key: string, staged: StagedObject, options: Settlement & Described & { preconditions?: Preconditions }) =>
+      publish(key, staged, { ...options, keepStaged: true }),
+
     /** A user's file written in pieces (resumable uploads); undefined when the store cannot. */
     staged: store.staged && {
       begin: store.staged.begin,

@@ -6,10 +6,10 @@ import {
 import { NodeHttpHandler } from '@smithy/node-http-handler'
 import { once } from 'node:events'
 import { PassThrough, Transform, type Readable } from 'node:stream'
-import { PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
+import { BadRequestError, PreconditionFailedError, RangeNotSatisfiableError } from '../errors.js'
 import {
   compareKeys, limitBytes, resolveRange,
-  type ByteRange, type Bytes, type CopyOptions, type ListOptions, type ObjectMeta, type ObjectRead, type ObjectStore, type PresignRequest, type RangeRequest,
+  type ByteRange, type Bytes, type CopyOptions, type ListOptions, type NativeParts, type ObjectMeta, type ObjectRead, type ObjectStore, type PresignRequest, type RangeRequest,
   type StagedObject, type StageOptions
 } from './object-store.js'
 import { firstPart, PART_BUFFERS, partsOf, partWindow, slicesOf } from './s3-parts.js'
@@ -323,10 +323,34 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     deleteTail: async (tailKey) => { await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: tailKey }), deadline()) }
   })
 
+  const nativeParts: NativeParts = {
+    begin: multipart.create,
+    async upload (key, uploadId, partNumber, body, length) {
+      const part = multipart.streamPart(key, uploadId, partNumber, length)
+      let sent = 0
+      try {
+        for await (const chunk of body) {
+          sent += chunk.length
+          if (sent > length) break
+          await part.write(chunk)
+        }
+        if (sent !== length) throw new BadRequestError(`the part had ${sent > length ? 'more' : 'fewer'} bytes than the ${length} its length said`)
+        return await part.end()
+      } catch (error) {
+        part.abort()
+        throw error
+      }
+    },
+    completion: (key, uploadId, parts, size, contentType) =>
+      multipartObject(key, uploadId, parts.map(({ partNumber, etag }) => ({ PartNumber: partNumber, ETag: etag })), size, contentType, false),
+    abort: abortUpload
+  }
+
   return {
     head,
     writeBufferBytes: PART_BUFFERS * partBytes,
     staged,
+    nativeParts,
 
     async presign (key: string, { expiresInSeconds, served }: PresignRequest) {
       const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner')

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { randomBytes } from 'node:crypto'
+import { request } from 'node:http'
 import { Readable } from 'node:stream'
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, ListObjectVersionsCommand, CreateBucketCommand, CreateMultipartUploadCommand, ListMultipartUploadsCommand, ListPartsCommand,
@@ -13,7 +14,7 @@ import { bearer, buildTestApp } from './helpers/app.js'
 import { signed, signedChunks } from './helpers/s3-payloads.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
-import { captureLogs } from './helpers/wait.js'
+import { captureLogs, waitFor } from './helpers/wait.js'
 
 const idp = await startIdp()
 const s3 = await startS3Server()
@@ -243,6 +244,30 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal(createHash('sha256').update(await got.Body!.transformToByteArray()).digest('hex'), createHash('sha256').update(content).digest('hex'), 'three parts, joined whole')
     const usage = (await app.inject({ url: '/api/usage', headers: alice })).json()
     t.match(usage, { fileBytes: content.length, uploadBytes: 0 }, 'the parts\' room is given back once joined')
+    if (driver === 's3') {
+      // On the S3 driver the parts went to the store's own multipart upload at the file's key.
+      const sent = await s3.requests()
+      const atFile = sent.filter((request) => request.url.includes(`/parts-s3/`) && request.url.includes('/big/film.bin'))
+      t.same(atFile.filter((request) => request.method === 'PUT' && /[?&]partNumber=/.test(request.url)).map((request) => request.length).sort(),
+        [2 * 1024 * 1024 + 123, 5 * 1024 * 1024, 5 * 1024 * 1024], 'each part sent to the store once, as it came')
+      t.equal(atFile.filter((request) => request.method === 'POST' && /[?&]uploadId=/.test(request.url)).length, 1, 'the file made by one request')
+      t.same(atFile.filter((request) => request.method === 'PUT' && !/[?&]partNumber=/.test(request.url)), [], 'no whole object sent')
+      t.same(sent.filter((request) => request.url.includes('stowage-multipart')), [], 'no part kept as an object of its own')
+    }
+
+    // A part cut off part way: nothing of it is kept, nor counted, and nothing is published.
+    const cut = await client.send(new CreateMultipartUploadCommand({ Bucket: 'big', Key: 'cut.bin' }))
+    const partUrl = new URL(await getSignedUrl(client, new UploadPartCommand({ Bucket: 'big', Key: 'cut.bin', UploadId: cut.UploadId, PartNumber: 1 }), { expiresIn: 60 }))
+    const cutOff = request(partUrl, { method: 'PUT', headers: { 'content-length': 5 * 1024 * 1024 } })
+    cutOff.on('error', () => {})
+    const uploadBytes = async () => (await app.inject({ url: '/api/usage', headers: alice })).json().uploadBytes as number
+    cutOff.write(randomBytes(1024 * 1024))
+    await waitFor(async () => await uploadBytes() === 5 * 1024 * 1024, { what: 'the part\'s room claimed, its bytes coming' })
+    cutOff.destroy()
+    await waitFor(async () => await uploadBytes() === 0, { what: 'the cut part\'s room given back' })
+    t.same((await client.send(new ListPartsCommand({ Bucket: 'big', Key: 'cut.bin', UploadId: cut.UploadId }))).Parts ?? [], [], 'no part recorded')
+    await client.send(new AbortMultipartUploadCommand({ Bucket: 'big', Key: 'cut.bin', UploadId: cut.UploadId }))
+    t.match(await refusal(client.send(new HeadObjectCommand({ Bucket: 'big', Key: 'cut.bin' }))), { status: 404 }, 'nothing published')
 
     const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: 'big', Key: 'copy.bin' }))
     const first = await client.send(new UploadPartCopyCommand({ Bucket: 'big', Key: 'copy.bin', UploadId, PartNumber: 1, CopySource: 'big/film.bin', CopySourceRange: 'bytes=0-5242879' }))

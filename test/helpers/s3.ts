@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -11,7 +11,7 @@ export const TEST_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3
 // Runs in its own process: s3rver's listing tokens need `node --openssl-legacy-provider`.
 const S3RVER_PROCESS = `
 const S3rver = require('s3rver')
-const [directory, bucket, port] = process.argv.slice(1)
+const [directory, bucket, port, requestLog] = process.argv.slice(1)
 const server = new S3rver({ address: '127.0.0.1', port: Number(port), directory, silent: true, configureBuckets: [{ name: bucket }] })
 // s3rver writes an object's three files in place, where S3 publishes every PUT whole: two PUTs of
 // one key at once would leave a mix of both, and a read beside a PUT half of it. So here a PUT is
@@ -78,6 +78,21 @@ server.middleware.unshift(async (ctx, next) => {
   if (source) ctx.headers['x-amz-copy-source'] = encodeURI(decodeURIComponent(source))
   await next()
 })
+// s3rver answers 405 to AbortMultipartUpload, where S3 ends the upload (its parts go with it): here
+// it is answered as S3 answers it, and the upload's parts are left to the folder's removal.
+server.middleware.unshift(async (ctx, next) => {
+  if (ctx.method === 'DELETE' && ctx.query.uploadId !== undefined) {
+    ctx.status = 204
+    return
+  }
+  await next()
+})
+// Every request as the store saw it, a line each (method, path and query, length), for the tests
+// that count what reached the store.
+server.middleware.unshift(async (ctx, next) => {
+  require('node:fs').appendFileSync(requestLog, ctx.method + ' ' + ctx.url + ' ' + (ctx.headers['content-length'] || '') + '\\n')
+  await next()
+})
 server.run().then(({ port }) => process.stdout.write(JSON.stringify({ port }) + '\\n'))
 process.on('SIGTERM', () => server.close().finally(() => process.exit(0)))
 `
@@ -93,10 +108,12 @@ export interface S3Server {
   /** Starts it again on the same port and folder, after kill(). */
   restart (): Promise<void>
   close (): Promise<void>
+  /** Every request it was sent so far: method, path and query, Content-Length. */
+  requests (): Promise<Array<{ method: string, url: string, length?: number }>>
 }
 
 async function spawnS3rver (directory: string, port: number): Promise<{ child: ChildProcess, port: number }> {
-  const child = spawnTied(process.execPath, ['--openssl-legacy-provider', '-e', S3RVER_PROCESS, directory, TEST_BUCKET, String(port)], {
+  const child = spawnTied(process.execPath, ['--openssl-legacy-provider', '-e', S3RVER_PROCESS, directory, TEST_BUCKET, String(port), requestLogOf(directory)], {
     stdio: ['ignore', 'pipe', 'inherit']
   })
   const firstLine = await new Promise<string>((resolve, reject) => {
@@ -116,6 +133,8 @@ export function serviceEnv (s3: S3Server) {
     AWS_SECRET_ACCESS_KEY: TEST_S3_CREDENTIALS.secretAccessKey
   }
 }
+
+const requestLogOf = (directory: string) => `${directory}.requests`
 
 /** Starts s3rver (a real S3 protocol server) in a child process over a temporary folder. */
 export async function startS3Server (): Promise<S3Server> {
@@ -143,6 +162,14 @@ export async function startS3Server (): Promise<S3Server> {
       child.kill('SIGTERM')
       await done
       await rm(directory, { recursive: true, force: true })
+      await rm(requestLogOf(directory), { force: true })
+    },
+    async requests () {
+      const lines = (await readFile(requestLogOf(directory), 'utf8').catch(() => '')).split('\n').filter((line) => line !== '')
+      return lines.map((line) => {
+        const [method, url, length] = line.split(' ')
+        return { method, url, ...length ? { length: Number(length) } : {} }
+      })
     }
   }
 }
