@@ -1,4 +1,4 @@
-import { CompiledQuery, Kysely, PostgresAdapter, sql, PostgresDialect, SqliteDialect, type LogEvent, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
+import { CompiledQuery, Kysely, PostgresAdapter, sql, PostgresDialect, SqliteDialect, type LogEvent, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient, type QueryResult } from 'kysely'
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
@@ -117,7 +117,12 @@ function openSqlite (url: string, options: DialectOptions): SqliteDatabase.Datab
   return withStatementCache(database)
 }
 
-const sqliteDialect = (database: SqliteDatabase.Database) => mapFailures(new SqliteDialect({ database }), isSqliteOutage)
+// Every transaction of the service writes. Begun IMMEDIATE, one takes the write lock at once, waiting
+// its turn (busy_timeout) behind another process's; a deferred one that read first could not take
+// it once another process had written, and failed at once with SQLITE_BUSY (instances sharing a file).
+const beginImmediate = async (connection: DatabaseConnection) => { await connection.executeQuery(CompiledQuery.raw('begin immediate')) }
+
+const sqliteDialect = (database: SqliteDatabase.Database) => mapFailures(new SqliteDialect({ database }), isSqliteOutage, beginImmediate)
 
 /** A server-side error of these SQLSTATE classes is the server's state, not the query's fault:
  *  08 connection, 53 resources, 57 operator intervention (shutdown, statement timeout), 58 system. */
@@ -234,7 +239,7 @@ function createPool (url: string, { connectTimeoutMs = 5000, poolWaitMs = 30_000
 
 /** Wraps a dialect's driver so that every failure the classifier calls an outage becomes a 503.
  *  Every query of the service passes here: no async frame is added on the way to a success. */
-function mapFailures (dialect: Dialect, isOutage: (error: unknown) => boolean): Dialect {
+function mapFailures (dialect: Dialect, isOutage: (error: unknown) => boolean, begin?: (connection: DatabaseConnection) => Promise<void>): Dialect {
   const mapError = (error: unknown): never => {
     throw isOutage(error) ? dependencyUnavailable('the database', error) : error
   }
@@ -246,7 +251,16 @@ function mapFailures (dialect: Dialect, isOutage: (error: unknown) => boolean): 
     if (known) return known
     const outer: Wrapped = {
       [original]: connection,
-      executeQuery: <R>(query: CompiledQuery) => connection.executeQuery<R>(query).catch(mapError),
+      executeQuery: <R>(query: CompiledQuery) => {
+        let running: Promise<QueryResult<R>>
+        // Kysely's SQLite connection throws at once (better-sqlite3 is synchronous), not in a promise.
+        try {
+          running = connection.executeQuery<R>(query)
+        } catch (error) {
+          return Promise.reject(error).catch(mapError)
+        }
+        return running.catch(mapError)
+      },
       streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize)
     }
     wrapped.set(connection, outer)
@@ -262,7 +276,7 @@ function mapFailures (dialect: Dialect, isOutage: (error: unknown) => boolean): 
       return {
         init: () => driver.init().catch(mapError),
         acquireConnection: () => driver.acquireConnection().then(wrap, mapError),
-        beginTransaction: (connection, settings) => driver.beginTransaction(unwrap(connection), settings).catch(mapError),
+        beginTransaction: (connection, settings) => (begin ? begin(unwrap(connection)) : driver.beginTransaction(unwrap(connection), settings)).catch(mapError),
         commitTransaction: (connection) => driver.commitTransaction(unwrap(connection)).catch(mapError),
         rollbackTransaction: (connection) => driver.rollbackTransaction(unwrap(connection)).catch(mapError),
         releaseConnection: (connection) => driver.releaseConnection(unwrap(connection)),
