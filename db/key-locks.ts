@@ -2,18 +2,22 @@ import { sql, type Kysely } from 'kysely'
 import { isPostgres } from './dialect.js'
 import { compareKeys } from '../objects.js'
 
+/** The lock's own transaction, on PostgreSQL: what is written in it commits as the lock is let go,
+ *  on the connection the lock already holds. Undefined where the lock holds none (SQLite, none). */
+export type LockTransaction = Kysely<any> | undefined
+
 /** Runs `publish` with no other publisher of the key (or of any of the keys: a move holds both) inside. */
-export type Exclusive = <T>(key: string | readonly string[], publish: () => Promise<T>) => Promise<T>
+export type Exclusive = <T>(key: string | readonly string[], publish: (trx: LockTransaction) => Promise<T>) => Promise<T>
 
 /** For a store used alone: no other publisher to keep out. */
-export const directly: Exclusive = (_key, publish) => publish()
+export const directly: Exclusive = (_key, publish) => publish(undefined)
 
 /** What a turn of shared publishers does once: `opening` before the first of them publishes and
- *  `closing` after the last (told what they published, and how many tried), both under the lock;
- *  `closed` once the lock is let go. */
+ *  `closing` after the last (told what they published, and how many tried), both under the lock
+ *  (`closing` in its transaction); `closed` once the lock is let go. */
 export interface SharedTurn<T> {
   opening (): Promise<void>
-  closing (published: T[], members: number): Promise<void>
+  closing (published: T[], members: number, trx: LockTransaction): Promise<void>
   closed (): Promise<void>
 }
 
@@ -52,7 +56,7 @@ function inProcess<T> (key: string, work: () => Promise<T>, open?: OpenTurn<unkn
  * One turn of shared holders, queued with `hold` (which takes the key's lock): its members publish
  * together once `opening` is done, and are answered once `closed` is.
  */
-function beginTurn<T> (locks: KeyLocks, hooks: SharedTurn<T>, hold: (turn: OpenTurn<T>, work: () => Promise<void>) => Promise<void>): OpenTurn<T> {
+function beginTurn<T> (locks: KeyLocks, hooks: SharedTurn<T>, hold: (turn: OpenTurn<T>, work: (trx: LockTransaction) => Promise<void>) => Promise<void>): OpenTurn<T> {
   let begin!: () => void
   let refuse!: (error: unknown) => void
   const begun = new Promise<void>((resolve, reject) => { begin = resolve; refuse = reject })
@@ -83,11 +87,11 @@ function beginTurn<T> (locks: KeyLocks, hooks: SharedTurn<T>, hold: (turn: OpenT
     }
   }
 
-  const held = hold(turn, async () => {
+  const held = hold(turn, async (trx) => {
     await hooks.opening()
     begin()
     await published
-    await hooks.closing(values, members)
+    await hooks.closing(values, members, trx)
   }).catch(async (error) => {
     accepting = false
     refuse(error)
@@ -110,12 +114,12 @@ function beginTurn<T> (locks: KeyLocks, hooks: SharedTurn<T>, hold: (turn: OpenT
  */
 export function createKeyLocks (db: Kysely<any>): KeyLocks {
   const acrossInstances = isPostgres(db)
-  const locked = <T>(keys: string[], work: () => Promise<T>) => acrossInstances
+  const locked = <T>(keys: string[], work: (trx: LockTransaction) => Promise<T>) => acrossInstances
     ? db.transaction().execute(async (trx) => {
       for (const key of keys) await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx)
-      return work()
+      return work(trx)
     })
-    : work()
+    : work(undefined)
 
   const exclusive: Exclusive = (keys, publish) => {
     const ordered = [...new Set(typeof keys === 'string' ? [keys] : keys)].sort(compareKeys)

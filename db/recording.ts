@@ -27,6 +27,16 @@ export function recorderOf (db: Kysely<Database>): Recorder {
   }
 }
 
+/**
+ * Records `work` in `trx` when the caller holds one (a key lock's, on PostgreSQL: the lock's
+ * connection, its commit the lock's), its after-commit effects left in `effects` for the caller to
+ * run once that commits; else by `record`, in a transaction of its own.
+ */
+export async function recordWithin<T> (record: Recorder, trx: Kysely<Database> | undefined, effects: Array<() => void>, work: (recording?: Recording) => Promise<T>): Promise<T> {
+  if (!trx) return await record(work)
+  return await work({ trx, afterCommit: (effect) => { effects.push(effect) } })
+}
+
 /** `work` in the recording's transaction when there is one, else in a transaction of its own. */
 export const inTransaction = async <T>(db: Kysely<Database>, trx: Kysely<Database> | undefined, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> =>
   trx ? await work(trx) : await db.transaction().execute(work)

@@ -1,9 +1,13 @@
-import { directly, type Exclusive, type KeyLocks } from '../db/key-locks.js'
-import { unrecorded, type Recorder, type Recording } from '../db/recording.js'
+import { directly, type Exclusive, type KeyLocks, type LockTransaction } from '../db/key-locks.js'
+import { recordWithin, unrecorded, type Recorder, type Recording } from '../db/recording.js'
 import type { UsageChange } from '../db/usage.js'
 import { PreconditionFailedError } from '../errors.js'
 import { checkPreconditions, hasPreconditions } from './conditional.js'
 import type { Bytes, CopyOptions, Metadata, ObjectMeta, ObjectStore, Preconditions, StagedObject, StagedPosition, StagedState } from './object-store.js'
+
+/** What may happen only once a change's record has committed (long-polls woken, webhooks sent). */
+type Effects = Array<() => void>
+const runAll = (effects: Effects) => { for (const effect of effects) effect() }
 
 /** Whose usage a key counts in, and as what; undefined for a key no one's usage holds. */
 export type AccountOf = (key: string) => { userId: string, counts: 'file' | 'trash' | 'version' } | undefined
@@ -103,11 +107,13 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
     }
   }
 
-  /** `change` counted and recorded (its hooks), in one transaction. */
-  const recorded = (change: PublishedChange, settlement: Settlement = {}, counted: PublishedChange[] = [change]) => record(async (recording) => {
-    await settle(counted, settlement, recording)
-    await hooks.published?.(change, recording)
-  })
+  /** `change` counted and recorded (its hooks) under the key's lock, so that records of one key
+   *  commit in the order of its publishes: in the lock's transaction when it holds one. */
+  const recorded = (trx: LockTransaction, effects: Effects, change: PublishedChange, settlement: Settlement = {}, counted: PublishedChange[] = [change]) =>
+    recordWithin(record, trx, effects, async (recording) => {
+      await settle(counted, settlement, recording)
+      await hooks.published?.(change, recording)
+    })
 
   const keep = async (current: ObjectMeta | undefined) => current && hooks.keep ? await hooks.keep(current) : undefined
 
@@ -134,12 +140,15 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
     try {
       if (!hasPreconditions(preconditions) && shared) return await publishShared(key, publishStaged, settlement)
       let before: ObjectMeta | undefined
-      const { result: after, kept } = await locks(key, async () => {
+      const effects: Effects = []
+      const after = await locks(key, async (trx) => {
         before = await store.head(key)
         checkPreconditions(before, preconditions)
-        return keeping(before, () => publishStaged(hasPreconditions(preconditions) ? { current: before } : undefined))
+        const { result, kept } = await keeping(before, () => publishStaged(hasPreconditions(preconditions) ? { current: before } : undefined))
+        await recorded(trx, effects, { key, before, after: result, kept }, settlement)
+        return result
       })
-      await recorded({ key, before, after, kept }, settlement)
+      runAll(effects)
       return { ...after, replaced: before !== undefined }
     } catch (error) {
       if (!keepStaged && !done) await staged.discard()
@@ -147,41 +156,43 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
     }
   }
 
-  /** An unconditional publish, in a turn of others of the same key (see KeyLocks.shared). The turn
-   *  is counted once, with the record of the publish that began it. */
+  /**
+   * An unconditional publish, in a turn of others of the same key (see KeyLocks.shared). The one
+   * that began the turn records it whole, in one transaction: the turn counted once, and each
+   * member's change, the one that stands last (so the journal ends, and the index stays, with what
+   * the store has), the first carrying what was replaced.
+   */
   async function publishShared (key: string, publishStaged: () => Promise<ObjectMeta>, settlement: Settlement) {
     let before: ObjectMeta | undefined
     let after: ObjectMeta | undefined
     let kept: ObjectMeta | undefined
     let began = false
-    let own: ObjectMeta | undefined
-    const publishOwn = async () => (own = await publishStaged())
-    const stored = await shared!(key, publishOwn, {
+    const effects: Effects = []
+    const stored = await shared!(key, publishStaged, {
       opening: async () => {
         began = true
         before = await store.head(key)
         kept = await keep(before)
       },
       // One member: what it published stands; several: the store's order decided which. None: nothing was replaced.
-      closing: async (published, members) => {
+      closing: async (published, tried, trx) => {
         if (published.length === 0 && kept) await store.delete(kept.key)
         if (published.length === 0) kept = undefined
-        after = members === 1 && published.length === 1 ? published[0] : await store.head(key)
+        after = tried === 1 && published.length === 1 ? published[0] : await store.head(key)
+        const standing = (member: ObjectMeta) => member.etag === after?.etag && member.lastModified.getTime() === after.lastModified.getTime()
+        const members = [...published.filter((member) => !standing(member)), ...published.filter(standing)]
+        await recordWithin(record, trx, effects, async (recording) => {
+          await settle([{ key, before, after, kept }], settlement, recording)
+          for (const [at, member] of members.entries()) await hooks.published?.(at === 0 ? { key, before, after: member, kept } : { key, after: member }, recording)
+        })
       },
-      closed: async () => {
-        // Its own publish failed (the turn's others stand): the turn is counted, and nothing of its own recorded.
-        if (!own) return await record(async (recording) => await settle([{ key, before, after, kept }], settlement, recording))
-        await recorded({ key, before, after: own, kept }, settlement, [{ key, before, after, kept }])
-      }
+      closed: async () => { runAll(effects) }
     })
     if (began) return { ...stored, replaced: before !== undefined }
     // A member that joined a turn begun by another: only what else it ends is its own to count, and
     // it replaced what that one published.
     const account = accountOf(key)
-    await record(async (recording) => {
-      if (settlement.also && account) await count(account.userId, settlement.also, recording?.trx)
-      await hooks.published?.({ key, after: stored }, recording)
-    })
+    if (settlement.also && account) await record(async (recording) => await count(account.userId, settlement.also!, recording?.trx))
     return { ...stored, replaced: true }
   }
 
@@ -203,13 +214,15 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
     /** Resolves with what it deleted, or undefined when there was nothing at `key`. */
     async delete (key: string, preconditions?: Preconditions) {
       let before: ObjectMeta | undefined
-      await locks(key, async () => {
+      const effects: Effects = []
+      await locks(key, async (trx) => {
         before = await store.head(key)
         checkPreconditions(before, preconditions)
-        if (before) await store.delete(key)
+        if (!before) return
+        await store.delete(key)
+        await recorded(trx, effects, { key, before })
       })
-      if (!before) return undefined
-      await recorded({ key, before })
+      runAll(effects)
       return before
     },
 
@@ -226,8 +239,8 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
     /** Moves the object at `from` to `to` under both keys' locks: it ends at `to` and `from` is gone,
      *  or, on a failure, it is still at `from` (and perhaps also at `to`). */
     async move (from: string, to: string, { sourcePreconditions, preconditions }: TransferOptions = {}) {
-      let changes: PublishedChange[] = []
-      const moved = await locks([from, to], async () => {
+      const effects: Effects = []
+      const moved = await locks([from, to], async (trx) => {
         const source = await store.head(from)
         checkPreconditions(source, sourcePreconditions)
         if (!source) return undefined
@@ -235,11 +248,11 @@ export function createPublisher ({ store, locks = directly, accountOf = () => un
         checkPreconditions(before, preconditions)
         const { result: after, kept } = await keeping(before, () => renamed(source, to))
         if (!after) return undefined
-        changes = [{ key: from, before: source }, { key: to, before, after, from: source, kept }]
+        const changes = [{ key: from, before: source }, { key: to, before, after, from: source, kept }]
+        await recorded(trx, effects, changes[1], {}, changes)
         return after
       })
-      if (!moved) return undefined
-      await recorded(changes[1], {}, changes)
+      runAll(effects)
       return moved
     },
 

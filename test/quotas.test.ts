@@ -74,6 +74,10 @@ t.test(`quota 3 MiB, ${onPostgres ? 'two instances on PostgreSQL' : 'one instanc
   const recounted = await admin(['usage', '--recount'], { DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir, QUOTA_BYTES: String(3 * MIB) })
   t.equal(recounted.code, 0, recounted.stderr)
   t.match(recounted.json().users, [{ userId: 'alice', fileBytes: usage.fileBytes, versionBytes: usage.versionBytes, reservedBytes: 0 }], 'a recount agrees')
+  const reindexed = await admin(['reindex'], { DATABASE_URL: databaseUrl, STORAGE_DIR: storageDir })
+  t.match(reindexed.json().users, [{ userId: 'alice', added: 0, removed: 0, changed: 0 }], 'the index names what stands, as the store has it')
+  const { changes } = await (await fetch(`${servers[0].url}/api/changes?cursor=${encodeURIComponent(Buffer.from('c0').toString('base64url'))}`, { headers: auth })).json() as { changes: Array<{ etag: string }> }
+  t.equal(changes.at(-1)?.etag, `"${createHash('md5').update(current).digest('hex')}"`, 'the journal ends with what stands')
 })
 
 t.test(`quota 10 MiB, ${onPostgres ? 'two instances on PostgreSQL' : 'one instance on SQLite'}: of 20 concurrent 1 MiB uploads (raw, JSON, tus) exactly 10 land, the others 507, and nothing is half-written`, async (t) => {
