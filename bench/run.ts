@@ -18,7 +18,7 @@ import { measureAttack, measureColdBurst } from './attack.js'
 import { measureFsListing, measureOneLevelPages } from './fs-listing.js'
 import { copyAndMove, keepingAVersion, zipAgainstRaw } from './file-operations.js'
 import { startCountingReceiver, waitingPolls, wakeAcross } from './changes.js'
-import { multipartGrowth, presignedAgainstRaw } from './s3.js'
+import { multipartUpload, presignedAgainstRaw } from './s3.js'
 import { davAgainstRaw, propfindOfFolder } from './webdav.js'
 import { fillListed, fillSearched, indexAgainstStore, LISTED_FILES, searchMedian } from './names.js'
 import { openDatabase } from '../db/dialect.js'
@@ -341,10 +341,10 @@ async function main () {
           console.log(`${driver}: GET 1 MiB raw ${rawGet.toFixed(0)} req/s, S3 presigned ${s3Get.toFixed(0)} req/s; PUT 64 KiB raw ${rawPut.toFixed(0)} req/s, S3 presigned ${s3Put.toFixed(0)} req/s`)
           check(`${driver}: S3 presigned GET 1 MiB / raw GET`, s3Get / rawGet, atLeast(0.9))
           check(`${driver}: S3 presigned PUT 64 KiB / raw PUT`, s3Put / rawPut, atLeast(0.9))
-          if (driver === 'fs') {
-            const growth = await multipartGrowth(target, 1024)
-            check('fs: 1 GiB multipart upload (lib-storage), server RSS growth (MiB)', growth / 1048576, atMost(128))
-          }
+          // fs joins the parts at completion; the S3 driver streams each to the store's own upload.
+          const { growth, seconds } = await multipartUpload(target, 1024)
+          console.log(`${driver}: 1 GiB multipart upload (lib-storage, parts of 16 MiB, 4 at once) ${(1024 * 1048576 / 1e6 / seconds).toFixed(1)} MB/s`)
+          check(`${driver}: 1 GiB multipart upload (lib-storage), server RSS growth (MiB)`, growth / 1048576, atMost(driver === 'fs' ? 128 : 64))
         } finally {
           service.child.kill('SIGTERM')
         }

@@ -42,15 +42,17 @@ export async function presignedAgainstRaw (target: S3Target) {
   return { rawGet, s3Get, rawPut, s3Put }
 }
 
-/** The server's peak RSS growth while lib-storage uploads `mib` MiB in parts of 16 MiB, 4 at once. */
-export async function multipartGrowth (target: S3Target, mib: number) {
+/** The server's peak RSS growth while lib-storage uploads `mib` MiB in parts of 16 MiB, 4 at once, and the seconds it took. */
+export async function multipartUpload (target: S3Target, mib: number) {
   const client = await clientOf(target)
   // Into a bucket that exists (a PUT makes none).
   await fetch(`http://127.0.0.1:${target.port}/api/folders`, { method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body: JSON.stringify({ path: 'bench' }) })
   try {
-    return await peakGrowth(target.pid, async () => {
+    const started = performance.now()
+    const growth = await peakGrowth(target.pid, async () => {
       await new Upload({ client, params: { Bucket: 'bench', Key: 'multipart.bin', Body: Readable.from(generatedFile(mib)) }, partSize: 16 * MIB, queueSize: 4 }).done()
     })
+    return { growth, seconds: (performance.now() - started) / 1000 }
   } finally {
     client.destroy()
   }
