@@ -1,4 +1,4 @@
-import { CompiledQuery, Kysely, PostgresAdapter, sql, PostgresDialect, SqliteDialect, type LogEvent, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient, type QueryResult } from 'kysely'
+import { CompiledQuery, Kysely, PostgresAdapter, sql, PostgresDialect, SqliteDialect, type LogEvent, type DatabaseConnection, type Dialect, type Driver, type PostgresPool, type PostgresPoolClient } from 'kysely'
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SqliteDatabase from 'better-sqlite3'
@@ -252,14 +252,12 @@ function mapFailures (dialect: Dialect, isOutage: (error: unknown) => boolean, b
     const outer: Wrapped = {
       [original]: connection,
       executeQuery: <R>(query: CompiledQuery) => {
-        let running: Promise<QueryResult<R>>
         // Kysely's SQLite connection throws at once (better-sqlite3 is synchronous), not in a promise.
         try {
-          running = connection.executeQuery<R>(query)
+          return connection.executeQuery<R>(query).catch(mapError)
         } catch (error) {
           return Promise.reject(error).catch(mapError)
         }
-        return running.catch(mapError)
       },
       streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize)
     }

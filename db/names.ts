@@ -245,15 +245,17 @@ export function createNameRepository (db: Kysely<Database>) {
     },
 
     /** The x-amz-meta-* kept before the index held them (the s3_metadata table, by path below
-     *  `root` and content), into the rows of a user's names just built. */
+     *  `root` and content), into the rows of a user's names just built: a transaction a batch. */
     async adoptMetadata (userId: string, root: string) {
       let after = ''
       for (;;) {
         const rows = await db.selectFrom('s3_metadata').select(['path', 'etag', 'metadata']).where('user_id', '=', userId).where('path', '>', after)
           .orderBy('path').limit(500).execute()
-        for (const { path, etag, metadata } of rows) {
-          await db.updateTable('names').set({ metadata }).where('key', '=', root + path).where('etag', '=', etag).where('metadata', 'is', null).execute()
-        }
+        await db.transaction().execute(async (trx) => {
+          for (const { path, etag, metadata } of rows) {
+            await trx.updateTable('names').set({ metadata }).where('key', '=', root + path).where('etag', '=', etag).where('metadata', 'is', null).execute()
+          }
+        })
         if (rows.length < 500) return
         after = rows.at(-1)!.path
       }

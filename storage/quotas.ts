@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Owner, Usage, UsageChange, UsageRepository } from '../db/usage.js'
 import type { NameRepository } from '../db/names.js'
+import type { Recording } from '../db/recording.js'
 import { InsufficientStorageError } from '../errors.js'
 import { listedPages, type ObjectStore } from './object-store.js'
 
@@ -16,7 +17,7 @@ const inUse = (usage: Usage) => usage.fileBytes + usage.trashBytes + usage.versi
 export interface Reservation {
   grow (bytes: number): Promise<void>
   /** Ends it with what the write changed; once ended, settle and release do nothing. */
-  settle (changed: UsageChange, trx?: Parameters<UsageRepository['settle']>[3]): Promise<void>
+  settle (changed: UsageChange, trx?: Recording['trx']): Promise<void>
   release (): Promise<void>
 }
 
@@ -38,7 +39,7 @@ export function createQuotas (repository: UsageRepository) {
     if (!(await repository.reserve(owner, id, bytes, expiry()))) throw await overQuota(owner, bytes)
     const renewal = setInterval(() => { repository.renew(id, expiry()).catch(() => {}) }, RESERVATION_TTL_MS / 4).unref()
     let ended = false
-    const end = async (changed: UsageChange, trx?: Parameters<UsageRepository['settle']>[3]) => {
+    const end = async (changed: UsageChange, trx?: Recording['trx']) => {
       if (ended) return
       ended = true
       clearInterval(renewal)
