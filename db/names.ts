@@ -86,9 +86,10 @@ export async function applyNameChanges (trx: Kysely<Database>, changes: NameChan
     const folder = key.endsWith('/')
     if (after) {
       await putNames(trx, userId, [{ key, ...after }], { over: 'any' })
-      await addFolders(trx, userId, ancestorsOf(key, root))
+      await addFolders(trx, userId, ancestorsOf(key, root).map((folder) => [folder, after.lastModified]))
     } else {
-      if (folder) await trx.updateTable('names').set({ made: 0, etag: null, content_type: null, last_modified: null }).where('key', '=', key).execute()
+      // A folder no longer made on purpose keeps its time: it was there since.
+      if (folder) await trx.updateTable('names').set({ made: 0, etag: null, content_type: null }).where('key', '=', key).execute()
       else await trx.deleteFrom('names').where('key', '=', key).execute()
       await pruneFolders(trx, [...folder ? [key] : [], ...ancestorsOf(key, root)])
     }
@@ -111,12 +112,13 @@ async function putNames (trx: Kysely<Database>, userId: string, names: IndexedNa
   }).execute()
 }
 
-/** Rows for folders that hold something, where there are none yet. */
-async function addFolders (trx: Kysely<Database>, userId: string, folders: string[]) {
+/** Rows for folders that hold something, where there are none yet, dated by what first made them
+ *  hold it (WebDAV's clients show a folder's date). */
+async function addFolders (trx: Kysely<Database>, userId: string, folders: Array<[key: string, since: Date]>) {
   // A thousand rows a statement: within SQLite's and PostgreSQL's bounds on parameters.
   for (let at = 0; at < folders.length; at += 1000) {
     await trx.insertInto('names')
-      .values(folders.slice(at, at + 1000).map((key) => ({ key, user_id: userId, parent: parentOf(key), folder: 1, made: 0, size: 0 })))
+      .values(folders.slice(at, at + 1000).map(([key, since]) => ({ key, user_id: userId, parent: parentOf(key), folder: 1, made: 0, size: 0, last_modified: since.toISOString() })))
       .onConflict((conflict) => conflict.column('key').doNothing()).execute()
   }
 }
@@ -132,6 +134,18 @@ async function pruneFolders (trx: Kysely<Database>, folders: string[]) {
   }
 }
 
+/** Each folder above `objects`, with the time of the earliest of them it holds. */
+function earliestBelow (objects: IndexedName[], root: string): Map<string, Date> {
+  const earliest = new Map<string, Date>()
+  for (const { key, lastModified } of objects) {
+    for (const folder of ancestorsOf(key, root)) {
+      const known = earliest.get(folder)
+      if (!known || lastModified < known) earliest.set(folder, lastModified)
+    }
+  }
+  return earliest
+}
+
 export function createNameRepository (db: Kysely<Database>) {
   const findRow = lookupOf<Selectable<NamesTable>>(db, db.selectFrom('names').select(COLUMNS).where('key', '=', '').where('made', '=', 1).compile().sql)
 
@@ -142,10 +156,16 @@ export function createNameRepository (db: Kysely<Database>) {
       return row && indexed(row)
     },
 
-    /** Which of the folders `keys` (each ending in `/`) exist: made on purpose or holding anything. */
-    async folders (keys: string[]): Promise<Set<string>> {
-      if (keys.length === 0) return new Set()
-      return new Set((await db.selectFrom('names').select('key').where('key', 'in', keys).where('folder', '=', 1).execute()).map((row) => row.key))
+    /** Which of the folders `keys` (each ending in `/`) exist, made on purpose or holding anything,
+     *  with the time each was made (none for a folder indexed before folders had one). */
+    async folders (keys: string[]): Promise<Map<string, Date | undefined>> {
+      const found = new Map<string, Date | undefined>()
+      // A thousand keys a statement: within SQLite's and PostgreSQL's bounds on parameters.
+      for (let at = 0; at < keys.length; at += 1000) {
+        const rows = await db.selectFrom('names').select(['key', 'last_modified']).where('key', 'in', keys.slice(at, at + 1000)).where('folder', '=', 1).execute()
+        for (const row of rows) found.set(row.key, row.last_modified === null ? undefined : new Date(row.last_modified))
+      }
+      return found
     },
 
     /**
@@ -272,7 +292,7 @@ export function createNameRepository (db: Kysely<Database>) {
         // A batch in two statements: its names (a folder the publisher indexed as holding files
         // becomes made), then the folders above them.
         await putNames(trx, userId, objects, { over: 'held folders' })
-        await addFolders(trx, userId, [...new Set(objects.flatMap((object) => ancestorsOf(object.key, root)))])
+        await addFolders(trx, userId, [...earliestBelow(objects, root)])
         await trx.updateTable('name_builds').where('user_id', '=', userId)
           .set(done === 'done' ? { done: 1, after: null, claimed_until: null } : { after: done.after, claimed_until: done.claimedUntil.toISOString() }).execute()
       })

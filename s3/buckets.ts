@@ -30,10 +30,10 @@ export async function listBuckets (files: FileService, userId: string): Promise<
     for (const folder of page.folders ?? []) if (isBucketName(folder.slice(0, -1))) names.push(folder.slice(0, -1))
     continuationToken = page.continuationToken
   } while (continuationToken)
-  // Dated when made on purpose (CreateBucket, a folder made in any front end); a folder that only
-  // holds files keeps no time of its own, and is dated now.
+  // Dated when made (CreateBucket, a folder made in any front end, or the first file put in it);
+  // one the index has no time for is dated now.
   const now = new Date()
-  const made = await Promise.all(names.map((name) => files.folderMadeAt(userId, name)))
+  const made = await files.folderDates(userId, names)
   return { Owner: { ID: userId, DisplayName: userId }, Buckets: { Bucket: names.map((Name, index) => ({ Name, CreationDate: (made[index] ?? now).toISOString() })) } }
 }
 

@@ -432,9 +432,16 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       return { path: folder }
     },
 
-    /** When the folder was made on purpose; undefined when it was not (it exists while it holds files). */
-    async folderMadeAt (userId: string, path: string): Promise<Date | undefined> {
-      return (await (await readsOf(userId)).head(userPrefix(userId) + checkFolderPath(path)))?.lastModified
+    /** When each folder of `paths` was made, on purpose or by the first file put in it: one lookup by
+     *  key in the index. Undefined for a folder the index dates not (indexed before folders had a
+     *  time) and, while the user's names are being built, for one not made on purpose. */
+    async folderDates (userId: string, paths: string[]): Promise<Array<Date | undefined>> {
+      const keys = paths.map((path) => userPrefix(userId) + checkFolderPath(path))
+      if (names && await names.built(userId)) {
+        const found = await names.folders(keys)
+        return keys.map((key) => found.get(key))
+      }
+      return await Promise.all(keys.map(async (key) => (await store.head(key))?.lastModified))
     },
 
     foldersExist,

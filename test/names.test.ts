@@ -139,6 +139,9 @@ for (const driver of ['fs', 's3'] as const) {
     t.same(await db.selectFrom('name_builds').select('user_id').where('done', '=', 0).execute(), [], 'every build done')
     t.same((await repository.head(`${rootOf(`ann-${driver}`)}f0.txt`))?.metadata, { mtime: '1700000000' }, 'metadata kept before the index is in it')
     t.same((await repository.head(`${rootOf(`ann-${driver}`)}f1.txt`))?.metadata, {}, 'metadata kept for other content is not')
+    const deepest = (await repository.head(`${rootOf(`ann-${driver}`)}in/a/folder.md`))!.lastModified
+    const dates = await repository.folders([`${rootOf(`ann-${driver}`)}in/`, `${rootOf(`ann-${driver}`)}in/a/`])
+    t.same([...dates.values()].map((date) => date?.toISOString()), [deepest.toISOString(), deepest.toISOString()], 'folders dated by the earliest file they hold')
   })
 }
 

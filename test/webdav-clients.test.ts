@@ -73,13 +73,18 @@ for (const driver of ['fs', 's3'] as const) {
     await writeFile(join(home, '.netrc'), `machine 127.0.0.1\nlogin alice\npassword ${service.key}\n`, { mode: 0o600 })
     await writeFile(join(home, 'local.txt'), 'hello cadaver\n')
     const [local, back] = [join(home, 'local.txt'), join(home, 'back.txt')]
+    // A folder that only holds what another front end put in it is dated too (not 1970).
+    t.equal((await fetch(`${service.url}/api/raw/held/deep/x.txt`, { method: 'PUT', headers: service.auth, body: 'x' })).status, 200)
     const script = ['mkcol docs', 'cd docs', `put ${local} local.txt`, 'propset local.txt color blue', 'lock local.txt', `put ${local} local.txt`, 'unlock local.txt',
-      'move local.txt renamed.txt', 'propget renamed.txt color', `get renamed.txt ${back}`, 'quit', ''].join('\n')
+      'move local.txt renamed.txt', 'propget renamed.txt color', `get renamed.txt ${back}`, 'cd ..', 'ls', 'ls held', 'quit', ''].join('\n')
     const result = await run('cadaver', [`${service.url}/dav/`], { PATH: process.env.PATH, HOME: home }, Buffer.from(script))
     t.equal(result.status, 0, result.stdout + result.stderr)
     t.notMatch(result.stdout, /failed/i, result.stdout)
     t.match(result.stdout, /Value of color is: blue/, 'the property moved with the file')
     t.equal(await readFile(back, 'utf8'), 'hello cadaver\n')
+    const year = new Date().getUTCFullYear()
+    for (const folder of ['docs', 'held', 'deep']) t.match(result.stdout, new RegExp(`Coll:\\s+${folder}\\s+0\\s+\\w+\\s+\\d+\\s+(\\d\\d:\\d\\d|${year})`), `${folder} dated by cadaver`)
+    t.notMatch(result.stdout, /1970/)
     const listed = await (await fetch(`${service.url}/api/files?prefix=docs/`, { headers: service.auth })).json() as { files: Array<{ key: string }> }
     t.same(listed.files.map(({ key }) => key), ['docs/renamed.txt'])
   })

@@ -50,6 +50,8 @@ async function find (files: FileService, userId: string, path: string): Promise<
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error
   }
+  const [since] = await files.folderDates(userId, [path])
+  if (since) return { kind: 'folder', entry: { path, folder: true, lastModified: since } }
   return await files.folderExists(userId, path) ? { kind: 'folder', entry: { path, folder: true } } : undefined
 }
 
@@ -121,23 +123,30 @@ export function davMethods (services: DavServices) {
     const onEntry = (entry: Entry) => held.filter((lock) => lock.path === keyOf(entry) || (lock.depth === 'infinity' && keyOf(entry).startsWith(lock.path)))
     const wantsDead = asked.kind !== 'prop' || asked.names.some((name) => !isLive(name))
     const deadOf = async (paths: string[]) => wantsDead ? await properties.listEach(userId, paths) : new Map<string, DeadProperty[]>()
+    const wantsDates = asked.kind !== 'prop' || asked.names.some((name) => name.namespace === DAV && (name.name === 'getlastmodified' || name.name === 'creationdate'))
+    const datesOf = async (folders: string[]) => wantsDates ? await files.folderDates(userId, folders) : []
 
     const self = responseXml(found.entry, asked, (await deadOf([keyOf(found.entry)])).get(keyOf(found.entry)) ?? [], { locks: onEntry(found.entry), quota, now })
     reply.code(207).header('content-type', MULTISTATUS_TYPE)
     if (depth === '0' || found.kind === 'file') return reply.send(`${XML_DECLARATION}<D:multistatus xmlns:D="DAV:">${self}</D:multistatus>`)
-    return reply.send(Readable.from(folderListing(userId, target.path, asked, self, { deadOf, onEntry, quota, now })))
+    return reply.send(Readable.from(folderListing(userId, target.path, asked, self, { deadOf, datesOf, onEntry, quota, now })))
   }
 
   /** A folder's multistatus, a page of its entries at a time: memory does not follow its length. */
   async function * folderListing (userId: string, folder: string, asked: PropfindRequest, self: string,
-    { deadOf, onEntry, quota, now }: { deadOf: (paths: string[]) => Promise<Map<string, DeadProperty[]>>, onEntry: (entry: Entry) => DavLock[], quota: LiveQuota, now: Date }) {
+    { deadOf, datesOf, onEntry, quota, now }: {
+      deadOf: (paths: string[]) => Promise<Map<string, DeadProperty[]>>, datesOf: (folders: string[]) => Promise<Array<Date | undefined>>,
+      onEntry: (entry: Entry) => DavLock[], quota: LiveQuota, now: Date
+    }) {
     yield `${XML_DECLARATION}<D:multistatus xmlns:D="DAV:">${self}`
     const prefix = folder === '' ? '' : `${folder}/`
     let continuationToken: string | undefined
     do {
       const page = await files.list(userId, { prefix, delimiter: '/', continuationToken, pageSize: PROPFIND_PAGE })
+      const folders = page.folders ?? []
+      const dates = await datesOf(folders)
       const entries: Entry[] = [
-        ...(page.folders ?? []).map((path) => ({ path: path.slice(0, -1), folder: true })),
+        ...folders.map((path, index) => ({ path: path.slice(0, -1), folder: true, lastModified: dates[index] })),
         ...page.files.map((file) => ({ path: file.key, folder: false, size: file.size, lastModified: new Date(file.lastModified), etag: file.etag }))
       ]
       const dead = await deadOf(entries.map(keyOf))
