@@ -11,6 +11,7 @@ import { putBytes } from './helpers/store.js'
 import { stowageOptions } from '../app.js'
 import { createPublisher } from '../storage/publisher.js'
 import { createStore } from '../storage/store.js'
+import { NODE_ARGS } from './helpers/server.js'
 
 async function cli (argv: string[], env: Record<string, string> = {}) {
   let stdout = ''
@@ -117,7 +118,7 @@ t.test('help prints usage and exits 0, also as a real process', async (t) => {
   const help = await cli(['help'])
   t.equal(help.code, 0)
   t.match(help.stdout, /stowage admin create-key/)
-  const real = spawnSync(process.execPath, [...process.execArgv, 'cli/main.ts', '--help'], { encoding: 'utf8', timeout: 60_000 })
+  const real = spawnSync(process.execPath, [...NODE_ARGS, 'cli/main.ts', '--help'], { encoding: 'utf8', timeout: 60_000 })
   t.equal(real.status, 0)
   t.match(real.stdout, /Usage:/)
 })

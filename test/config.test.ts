@@ -1,6 +1,7 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { ConfigError, ConfigSchema, loadConfig } from '../config.js'
+import { NODE_ARGS } from './helpers/server.js'
 
 t.test('defaults are those of DESIGN.md §3', async (t) => {
   t.match(loadConfig({}), {
@@ -66,7 +67,7 @@ t.test('on S3, UPLOAD_MEMORY_BYTES must hold one streamed upload\'s three parts'
 })
 
 t.test('the server stops at start-up with that one line', async (t) => {
-  const result = spawnSync(process.execPath, [...process.execArgv, 'server.ts'], {
+  const result = spawnSync(process.execPath, [...NODE_ARGS, 'server.ts'], {
     env: { ...process.env, PORT: 'eighty' }, encoding: 'utf8', timeout: 60_000
   })
   t.equal(result.status, 1)

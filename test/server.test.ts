@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawn } from 'node:child_process'
 import { closedPortUrl } from './helpers/net.js'
-import { startServerProcess } from './helpers/server.js'
+import { NODE_ARGS, startServerProcess } from './helpers/server.js'
 import { waitFor } from './helpers/wait.js'
 
 t.test('the server starts on its embedded defaults and shuts down gracefully on SIGTERM', async (t) => {
@@ -39,7 +39,7 @@ t.test('an idle server on SQLite stays up (better-sqlite3 on Node 24 aborted whe
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const url = await closedPortUrl()
   // At warn, as the abort was reported: the process is idle sooner, when V8 collects on its own.
-  const child = spawn(process.execPath, [...process.execArgv, 'server.ts'], {
+  const child = spawn(process.execPath, [...NODE_ARGS, 'server.ts'], {
     env: { ...process.env, PORT: new URL(url).port, LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, 'stowage.db')}`, STORAGE_DIR: join(dir, 'objects') },
     stdio: ['ignore', 'ignore', 'pipe']
   })

@@ -9,6 +9,7 @@ import { startS3Server } from './helpers/s3.js'
 import { startService } from './helpers/service.js'
 import { generatedFile, getStream, sampleRss, sha256Of } from './helpers/streams.js'
 import { tusUpload } from './helpers/tus.js'
+import { NODE_ARGS } from './helpers/server.js'
 
 // Real processes on real sockets: a client killed part way, as a crash would, and a new client that
 // resumes from the stored URL; the server's memory sampled meanwhile.
@@ -27,7 +28,7 @@ async function serveAll (t: Test, driver: 'fs' | 's3', instances: number) {
 
 /** Starts the upload in a client process and kills it once `fraction` of the file is sent; resolves with the upload URL. */
 async function uploadUntilKilled (base: string, key: string, path: string, fraction: number): Promise<string> {
-  const child = spawn(process.execPath, [...process.execArgv, 'test/fixtures/tus-upload.ts', `${base}/api/uploads`, key, file, path, String(8 * MIB)], {
+  const child = spawn(process.execPath, [...NODE_ARGS, 'test/fixtures/tus-upload.ts', `${base}/api/uploads`, key, file, path, String(8 * MIB)], {
     stdio: ['ignore', 'pipe', 'inherit']
   })
   let url: string | undefined

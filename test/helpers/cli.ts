@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { NODE_ARGS } from './server.js'
 import { sampleRss } from './streams.js'
 
-/** The `stowage` command as a process of its own, run with this process's TypeScript loader. Its
- *  environment may be a client's own (the AWS CLI runs it as a credential_process): it says itself
- *  that the loader only transpiles, as tap's does, or each run type-checks the whole CLI (4.5 s
- *  against 0.5 s here). */
-export const CLI_COMMAND = ['/usr/bin/env', 'TS_NODE_TRANSPILE_ONLY=1', process.execPath, ...process.execArgv, fileURLToPath(new URL('../../cli/main.ts', import.meta.url))]
+/** The `stowage` command as a process of its own, run with this process's TypeScript loader (its
+ *  environment may be a client's own: the AWS CLI runs it as a credential_process). */
+export const CLI_COMMAND = [process.execPath, ...NODE_ARGS, fileURLToPath(new URL('../../cli/main.ts', import.meta.url))]
 
 /** A command in a process of its own, its peak resident memory growth sampled meanwhile. Not
  *  spawnSync: the server answering the command runs in this process. */

@@ -1,8 +1,14 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { createInterface } from 'node:readline'
+import { pathToFileURL } from 'node:url'
 
 const SETPRIV = '/usr/bin/setpriv'
+
+/** This process's Node options for a child that runs TypeScript too: the loader .taprc names
+ *  relative to the project, named in full (a child may start elsewhere, as a client's command). */
+export const NODE_ARGS = process.execArgv.map((arg) => arg.startsWith('--import=./') ? `--import=${pathToFileURL(resolve(arg.slice('--import='.length))).href}` : arg)
 
 /**
  * A child process that dies with this one (util-linux's setpriv sets its parent-death signal): a
@@ -30,7 +36,7 @@ export interface ServerProcess {
 export async function startServerProcess (
   env: Record<string, string>, command = ['server.ts'], { cwd, bare = false }: { cwd?: string, bare?: boolean } = {}
 ): Promise<ServerProcess> {
-  const child = spawnTied(process.execPath, [...(bare ? [] : process.execArgv), ...command], {
+  const child = spawnTied(process.execPath, [...(bare ? [] : NODE_ARGS), ...command], {
     cwd,
     // The 'listening' line is logged at info.
     env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: 'info' },
