@@ -148,8 +148,10 @@ export function stowageOptions (config: Config): StowageOptions {
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
       trashRetentionDays: config.TRASH_RETENTION_DAYS,
       versionRetentionDays: config.VERSION_RETENTION_DAYS,
-      quotaBytes: config.QUOTA_BYTES
+      quotaBytes: config.QUOTA_BYTES,
+      imageCacheBytes: config.IMAGE_CACHE_BYTES
     },
+    images: { maxPixels: config.IMAGE_MAX_PIXELS, concurrency: config.IMAGE_CONCURRENCY },
     changes: { retentionDays: config.CHANGES_RETENTION_DAYS },
     webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
     s3Credentials: { key: config.S3_CREDENTIALS_KEY, sessionTtlSeconds: config.CREDENTIALS_TTL_SECONDS },

@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value'
 import { isIP } from 'node:net'
 import {
   DEFAULT_BCRYPT_COST, DEFAULT_BUCKET, DEFAULT_KEY_PREFIX, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION,
-  DEFAULT_LINK_MAX_SECONDS, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_VERSION_RETENTION_DAYS, DEFAULT_CHANGES_RETENTION_DAYS, DEFAULT_UPLOAD_MEMORY_BYTES, LARGEST_MAX_FILE_BYTES, LARGEST_MAX_UPLOAD_BYTES, s3UploadBufferBytes
+  DEFAULT_LINK_MAX_SECONDS, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_VERSION_RETENTION_DAYS, DEFAULT_CHANGES_RETENTION_DAYS, DEFAULT_UPLOAD_MEMORY_BYTES, DEFAULT_IMAGE_CACHE_BYTES, DEFAULT_IMAGE_CONCURRENCY, DEFAULT_IMAGE_MAX_PIXELS, LARGEST_MAX_FILE_BYTES, LARGEST_MAX_UPLOAD_BYTES, s3UploadBufferBytes
 } from './defaults.js'
 
 const Url = (description: string, options: { default?: string } = {}) =>
@@ -87,6 +87,9 @@ export const ConfigSchema = Type.Object({
   HTTP_IDLE_TIMEOUT_MS: Millis(30_000, 'longest a connection may stay silent: a stalled body, an answer nobody reads'),
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Millis(5_000, 'how long an idle keep-alive connection is kept'),
   UPLOAD_MEMORY_BYTES: Type.Integer({ minimum: 1024 * 1024, maximum: 64 * 1024 * 1024 * 1024, default: DEFAULT_UPLOAD_MEMORY_BYTES, description: 'bytes from 1048576, and room for one upload of MAX_FILE_BYTES' }),
+  IMAGE_MAX_PIXELS: Type.Integer({ minimum: 1, maximum: 1_000_000_000, default: DEFAULT_IMAGE_MAX_PIXELS, description: 'pixels from 1 to 1000000000: a larger image is 422, read from its header before decoding' }),
+  IMAGE_CACHE_BYTES: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: DEFAULT_IMAGE_CACHE_BYTES, description: 'bytes of transformed images kept in the store for every instance; past it the oldest go' }),
+  IMAGE_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 64, default: DEFAULT_IMAGE_CONCURRENCY, description: 'image transforms at once per instance, from 1 to 64; four times as many wait, then 503' }),
   SHUTDOWN_TIMEOUT_MS: Millis(10_000, 'after SIGTERM, how long requests in flight have before the process exits'),
   S3_API_PORT: Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'an integer from 0 to 65535; unset turns the S3 endpoint off' })),
   S3_API_HOST: Optional(Type.String({ minLength: 1, description: 'a host name or address (HOST by default)' })),

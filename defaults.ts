@@ -26,4 +26,10 @@ export const DEFAULT_CHANGES_RETENTION_DAYS = 30
 export const DEFAULT_LINK_MAX_SECONDS = 7 * 86_400
 export const DEFAULT_UPLOAD_MEMORY_BYTES = 256 * 1024 * 1024
 export const DEFAULT_KEY_PREFIX = 'stow'
+/** Derived images kept for every instance together. */
+export const DEFAULT_IMAGE_CACHE_BYTES = 1024 * 1024 * 1024
+/** The largest image decoded for a transform, read from its header first (DESIGN §14). */
+export const DEFAULT_IMAGE_MAX_PIXELS = 100_000_000
+/** Transforms at once per instance: libvips uses the cores, and Node's thread pool keeps room for files. */
+export const DEFAULT_IMAGE_CONCURRENCY = 2
 export const DEFAULT_BCRYPT_COST = 10

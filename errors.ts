@@ -14,6 +14,8 @@ export class FolderInTheWayError extends ConflictError {
 }
 export const PayloadTooLargeError = createError<[string]>('STOWAGE_ERR_TOO_LARGE', '%s', 413)
 export const UnsupportedMediaTypeError = createError<[string]>('STOWAGE_ERR_UNSUPPORTED_MEDIA_TYPE', '%s', 415)
+/** An image with more pixels than the service decodes (IMAGE_MAX_PIXELS), or a file too large to read whole. */
+export const ImageTooLargeError = createError<[string]>('STOWAGE_ERR_IMAGE_TOO_LARGE', '%s', 422)
 /** An If-Match or If-None-Match that does not hold: nothing was changed. */
 export const PreconditionFailedError = createError<[string]>('STOWAGE_ERR_PRECONDITION_FAILED', '%s', 412)
 /** A write that would take the user's usage past the quota: nothing was stored. */

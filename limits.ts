@@ -26,7 +26,11 @@ export const INPUT_LIMITS = {
   /** How deep any XML body may nest. */
   xmlDepth: 32,
   /** What is read of a webhook receiver's answer before its socket is closed. */
-  webhookAnswerBytes: 64 * 1024
+  webhookAnswerBytes: 64 * 1024,
+  /** An image file read into memory to be transformed (a 100-megapixel JPEG is about 30 MiB). */
+  imageSourceBytes: 64 * 1024 * 1024,
+  /** The width and height a transform may ask for. */
+  imageSide: 2500
 } as const
 
 export interface FailureLimiterOptions {
@@ -204,5 +208,33 @@ export function deadline (ms: number, signals: AbortSignal[] = []) {
       clearTimeout(timer)
       for (const unfollow of follows) unfollow()
     }
+  }
+}
+
+/**
+ * At most `running` tasks at once, and `waiting` more in line: past that a task is refused at once
+ * (503, BusyError saying `what`), so that a flood neither runs together nor piles up.
+ */
+export function createSlots (running: number, waiting: number, what: string) {
+  let busy = 0
+  const line: Array<() => void> = []
+  const release = () => {
+    const next = line.shift()
+    if (next) next()
+    else busy--
+  }
+  return {
+    async run<T> (task: () => Promise<T>): Promise<T> {
+      if (busy >= running) {
+        if (line.length >= waiting) throw new BusyError(`too many ${what} in progress, try again shortly`)
+        await new Promise<void>((resolve) => line.push(resolve))
+      } else busy++
+      try {
+        return await task()
+      } finally {
+        release()
+      }
+    },
+    stats: () => ({ running: busy, waiting: line.length })
   }
 }

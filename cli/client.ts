@@ -352,7 +352,8 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' }, 'skip-trash': { type: 'boolean' }, resolve: { type: 'string' },
       long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' },
       delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }, to: { type: 'string' },
-      cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }, newest: { type: 'boolean' }, watch: { type: 'boolean' }, endpoint: { type: 'string' }, region: { type: 'string' }
+      cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }, newest: { type: 'boolean' }, watch: { type: 'boolean' }, endpoint: { type: 'string' }, region: { type: 'string' },
+      width: { type: 'string' }, height: { type: 'string' }, format: { type: 'string' }
     }
   })
   const json = values.json === true
@@ -505,17 +506,21 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       return print(io, json, { files: found }, found.map(line).join(''))
     }
     case 'get': {
-      const remote = need(first, 'get PATH [-o FILE]')
+      const remote = need(first, 'get PATH [-o FILE] [--width N] [--height N] [--format webp|avif|jpeg|png]')
       const path = remotePath(remote)
+      // An image resized or converted by the server: what /api/images sends, in place of the file.
+      const transform = Object.fromEntries((['width', 'height', 'format'] as const).flatMap((name) => values[name] === undefined ? [] : [[name, values[name]!]]))
+      const source = Object.keys(transform).length > 0 ? `/api/images/${path}?${new URLSearchParams(transform)}` : `/api/raw/${path}`
       if (values.output) {
         // Into a folder that is there, under the file's own name, as cp does.
         const output = await isFolder(values.output) ? join(values.output, basename(remote)) : values.output
         if (!await isFolder(dirname(resolve(output)))) throw new UsageError(`-o ${values.output}: the folder ${dirname(resolve(output))} does not exist here`)
-        const got = await client.download(`/api/raw/${path}`, output, io, json)
+        const got = await client.download(source, output, io, json)
         return print(io, json, { path: remote, output, ...got }, '')
       }
+      if (json && source !== `/api/raw/${path}`) throw new UsageError('--json with --width, --height or --format needs -o FILE: an image is not sent as JSON')
       // --json without -o keeps the JSON form: the file base64-encoded with its media type.
-      return json ? print(io, true, await api('GET', `/api/files/${path}`), '') : client.stream(`/api/raw/${path}`, io)
+      return json ? print(io, true, await api('GET', `/api/files/${path}`), '') : client.stream(source, io)
     }
     case 'put': {
       const usage = 'put FILE PATH [--content-type T] [--if-match ETAG | --no-clobber]'

@@ -43,6 +43,9 @@ Usage:
                                               PREFIX when given), by path or newest first
   stowage get PATH [-o FILE]                  streamed to standard output unless -o; with -o, an
                                               interrupted download continues when run again
+  stowage get PATH --width N [--height N] [--format webp|avif|jpeg|png] [-o FILE]
+                                              an image resized (within the box) or converted by
+                                              the server, in place of the file
   stowage put FILE PATH [--content-type T] [--if-match ETAG | --no-clobber]
                                               streamed; --if-match writes only over that version,
                                               --no-clobber only if PATH does not exist yet; from

@@ -464,6 +464,26 @@ migrations['2026-12-04-native-multipart'] = {
   }
 }
 
+migrations['2026-12-05-image-cache'] = {
+  async up (db: Kysely<any>) {
+    // Derived images kept in the store (storage/image-cache.ts): found by their object key, which is
+    // made of their source's key, ETag and the transform; the rows say what to drop when a source
+    // changes, and which go first, oldest first, past IMAGE_CACHE_BYTES.
+    await db.schema
+      .createTable('image_cache')
+      .addColumn('object_key', 'varchar(128)', (col) => col.primaryKey())
+      .addColumn('source_key', 'text', (col) => col.notNull())
+      .addColumn('bytes', 'bigint', (col) => col.notNull())
+      .addColumn('made_at', 'varchar(32)', (col) => col.notNull())
+      .execute()
+    await db.schema.createIndex('image_cache_source').on('image_cache').column('source_key').execute()
+    await db.schema.createIndex('image_cache_made').on('image_cache').column('made_at').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('image_cache').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

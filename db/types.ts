@@ -241,6 +241,13 @@ export interface NameBuildsTable {
   claimed_until: Timestamp | null
 }
 
+export interface ImageCacheTable {
+  object_key: string
+  source_key: string
+  bytes: Bigint
+  made_at: Timestamp
+}
+
 export interface Database {
   organizations: OrganizationsTable
   api_keys: ApiKeysTable
@@ -264,6 +271,7 @@ export interface Database {
   auth_failures: AuthFailuresTable
   names: NamesTable
   name_builds: NameBuildsTable
+  image_cache: ImageCacheTable
 }
 
 export type Organization = Selectable<OrganizationsTable>

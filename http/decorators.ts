@@ -15,6 +15,8 @@ import type { Webhooks } from '../webhooks/service.js'
 import type { S3Credentials } from '../s3/credentials.js'
 import type { Multipart } from '../storage/multipart.js'
 import type { NameIndex } from '../storage/names.js'
+import type { ImageCache } from '../storage/image-cache.js'
+import type { Images } from '../storage/images.js'
 
 /** For routes authenticated by what they carry (a refresh token, a code): `admit` refuses an address
  *  that keeps failing, `count` counts each 401 against it, as the chain does. */
@@ -50,6 +52,10 @@ export interface StowageDecorators {
   stowageFiles: FileService
   /** The index of names: its first-start build and its reindex against the store. */
   stowageNames: NameIndex
+  /** Derived images kept in the store, dropped when their source changes. */
+  stowageImageCache: ImageCache
+  /** Images transformed on the server; undefined without the images routes. */
+  stowageImages?: Images
   /** Usage and quotas, per user. */
   stowageQuotas: Quotas
   stowageKeys: KeyService

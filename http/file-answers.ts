@@ -8,6 +8,7 @@ import type { ByteBudget } from '../limits.js'
 import { parseRange, readConditions, writePreconditions } from '../storage/conditional.js'
 import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
 import type { ObjectMeta, ObjectRead } from '../storage/object-store.js'
+import type { ImageTransform, Images } from '../storage/images.js'
 import { isFileMediaType } from '../schemas/files.js'
 import { TRASH_ID_HEADER } from '../schemas/openapi.js'
 
@@ -127,6 +128,18 @@ export async function serveRawFile (files: FileService, request: FastifyRequest,
   sendRawHeaders(reply, read.file, path)
   if (read.notModified) return reply.code(304).send()
   return sendBody(reply, read.file)
+}
+
+/** The image at `path` of `userId`'s files, transformed: for the images route and a download link. */
+export async function serveImage (images: Images, request: FastifyRequest, reply: FastifyReply, userId: string, path: string, transform: ImageTransform) {
+  const image = await images.transformed(userId, path, transform, readConditions(request.headers))
+  reply.header('etag', image.etag)
+  reply.header('last-modified', image.lastModified.toUTCString())
+  // A copy is the browser's own, checked again each time: the source may change under the same URL.
+  reply.header('cache-control', 'private, no-cache')
+  if (image.notModified) return reply.code(304).send()
+  sendServedAs(reply, image.contentType, path)
+  return reply.header('content-length', image.size).send(image.body)
 }
 
 /** The request's Content-Type, when it is one a file may have (application/octet-stream when absent). */

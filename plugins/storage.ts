@@ -12,9 +12,11 @@ import { createMultipart } from '../storage/multipart.js'
 import { createMultipartRepository } from '../db/multipart.js'
 import { asDependency } from '../storage/object-store.js'
 import { createQuotas } from '../storage/quotas.js'
+import { createImageCache } from '../storage/image-cache.js'
+import { createImageCacheRepository } from '../db/image-cache.js'
 import { createStore, type StorageOptions } from '../storage/store.js'
 import {
-  DEFAULT_BUCKET, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_VERSION_RETENTION_DAYS
+  DEFAULT_BUCKET, DEFAULT_IMAGE_CACHE_BYTES, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_VERSION_RETENTION_DAYS
 } from '../defaults.js'
 import { decorateStowage, stowageOf } from '../http/decorators.js'
 import { sweepEvery } from '../http/sweep.js'
@@ -37,15 +39,18 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
   const quotas = createQuotas(createUsageRepository(db, options.quotaBytes ?? null))
   const names = createNameIndex({ repository: createNameRepository(db), store, rootOf: (userId) => `users/${userId}/${root}/`, log: app.log })
   buildNames(app, names)
+  const imageCache = createImageCache({ store, repository: createImageCacheRepository(db), maxBytes: options.imageCacheBytes ?? DEFAULT_IMAGE_CACHE_BYTES, log: app.log })
   const files = createFileService({
     store, bucket, region, root, maxFileBytes, maxUploadBytes, locks: createKeyLocks(db), quotas,
     trash: { repository: createTrashRepository(db), retentionMs },
     versions: { repository: createVersionRepository(db), retentionMs: Math.round(versionRetentionDays * DAY_MS) },
     journal: stowageOf(app).stowageChanges,
     names,
-    record: recorderOf(db)
+    record: recorderOf(db),
+    derived: imageCache.hooks
   })
   decorateStowage(app, 'stowageFiles', files)
+  decorateStowage(app, 'stowageImageCache', imageCache)
   decorateStowage(app, 'stowageNames', names)
   const multipart = createMultipart({ store, files, quotas, repository: createMultipartRepository(db), maxUploadBytes })
   decorateStowage(app, 'stowageMultipart', multipart)

@@ -19,6 +19,9 @@ import { s3CredentialRoutes } from '../routes/s3-credentials.js'
 import { s3CredentialSchemas } from '../schemas/s3-credentials.js'
 import { folderRoutes } from '../routes/folders.js'
 import { usageRoutes } from '../routes/usage.js'
+import { imageRoutes } from '../routes/images.js'
+import { imageSchemas } from '../schemas/images.js'
+import { imagesPlugin, type ImagesPluginOptions } from './images.js'
 import { webdavRoutes } from './webdav.js'
 import { linkRoutes, type LinkRoutesOptions } from '../routes/links.js'
 import { createByteBudget } from '../limits.js'
@@ -65,6 +68,8 @@ export interface StowageOptions {
   webhooks?: Omit<WebhooksPluginOptions, 'onOutcome'>
   /** S3 credentials: the key their secrets are sealed under (without it, none), temporary ones' lifetime. */
   s3Credentials?: S3CredentialsPluginOptions
+  /** Images transformed on the server: the largest decoded, and how many at once per instance. */
+  images?: ImagesPluginOptions
   /** Upload limits; how long an unfinished resumable upload is kept (a day by default). */
   uploads?: { memoryBytes?: number, timeoutMs?: number, expirySeconds?: number }
   /** Unset issuer, server id or role turn the JWT method, the AWS method and refresh off. */
@@ -77,9 +82,9 @@ export interface StowageOptions {
    *  `uploads`: resumable uploads (tus), /api/uploads; `links`: signed links, /api/links and /links;
    *  `operations`: copy, move and zip, /api/copies, /api/moves, /api/archive; `folders`: /api/folders;
    *  `trash`: /api/trash; `versions`: /api/versions; `changes`: /api/changes; `webhooks`: /api/webhooks; `s3Credentials`: /api/s3-credentials;
-   *  `usage`: /api/usage; `webdav`: WebDAV at /dav/; `console`: the web console, /console/. */
+   *  `usage`: /api/usage; `images`: /api/images; `webdav`: WebDAV at /dav/; `console`: the web console, /console/. */
   routes?: {
-    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, changes?: boolean, webhooks?: boolean, s3Credentials?: boolean, usage?: boolean, webdav?: boolean, console?: boolean
+    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, changes?: boolean, webhooks?: boolean, s3Credentials?: boolean, usage?: boolean, images?: boolean, webdav?: boolean, console?: boolean
   }
   /** The web console: where clients reach the service (PUBLIC_URL), for the page's links. */
   console?: ConsoleRoutesOptions
@@ -113,7 +118,7 @@ const docsPolicy = (assets: string) => [
   "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
 ].join('; ')
 
-const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas, ...folderSchemas, ...trashSchemas, ...versionSchemas, ...changeSchemas, ...webhookSchemas, ...s3CredentialSchemas, ...usageSchemas]
+const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas, ...folderSchemas, ...trashSchemas, ...versionSchemas, ...changeSchemas, ...webhookSchemas, ...s3CredentialSchemas, ...usageSchemas, ...imageSchemas]
 
 /**
  * All of Stowage in one encapsulated plugin: schemas, error handling, services and routes live in
@@ -159,6 +164,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
     metrics.webhookDeliveryDuration.observe(seconds)
   }) })
   await app.register(storagePlugin, { ...storage, instrument: observers.instrumentStore })
+  await app.register(imagesPlugin, { ...options.images })
   await app.register(healthPlugin, { ...options.health, onReport: metrics && ((report) => {
     for (const [check, result] of Object.entries(report.checks)) metrics.readiness.set({ check }, result === 'ok' ? 1 : 0)
   }) })
@@ -167,7 +173,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
-  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, folders: true, trash: true, versions: true, changes: true, webhooks: true, s3Credentials: true, usage: true, webdav: true, console: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, folders: true, trash: true, versions: true, changes: true, webhooks: true, s3Credentials: true, usage: true, images: true, webdav: true, console: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (metrics) {
@@ -201,6 +207,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.webhooks) await app.register(webhookRoutes)
   if (routes.s3Credentials) await app.register(s3CredentialRoutes)
   if (routes.usage) await app.register(usageRoutes)
+  if (routes.images) await app.register(imageRoutes)
   if (routes.webdav) await app.register(webdavRoutes, { uploadMemory })
   if (routes.console) await app.register(consoleRoutes, { ...options.console })
 }

@@ -10,7 +10,7 @@ import { answer, CALLER_REFUSALS, CALLER_SECURITY, errorResponses } from '../sch
 import { CreatedLink, CreateLinkBody } from '../schemas/links.js'
 import { DOCUMENTED } from '../schemas/openapi.js'
 import { baseUrlOf } from './base-url.js'
-import { ownerOf, receiveRawFile, servedAs, serveRawFile } from '../http/file-answers.js'
+import { ownerOf, receiveRawFile, servedAs, serveImage, serveRawFile } from '../http/file-answers.js'
 
 const escapeHtml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)
 
@@ -47,7 +47,7 @@ function storeServed (contentType: string, path: string) {
  * between the client and the store; otherwise Stowage serves it at `/links/{token}`, with the raw routes' answers.
  */
 export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (app, options) => {
-  const { stowageAuthenticate, stowageFiles: files, stowageLinks: signer } = stowageOf(app)
+  const { stowageAuthenticate, stowageFiles: files, stowageLinks: signer, stowageImages: images } = stowageOf(app)
   const prefix = app.prefix
 
   const createRoute: FastifyPluginAsyncTypebox = async (api) => {
@@ -64,17 +64,20 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
         response: { 201: answer('The link', Type.Ref(CreatedLink)), ...errorResponses(400, 404, 415, ...CALLER_REFUSALS) }
       }
     }, async (request, reply) => {
-      const { path, method, expiresIn = Math.min(DEFAULT_SECONDS, options.maxSeconds), size } = request.body
+      const { path, method, expiresIn = Math.min(DEFAULT_SECONDS, options.maxSeconds), size, transform } = request.body
       if (expiresIn > options.maxSeconds) throw new BadRequestError(`expiresIn must be at most ${options.maxSeconds} seconds (LINK_MAX_SECONDS)`)
+      if (transform && method !== 'download') throw new BadRequestError('transform is for download links of images only')
+      if (transform && !images) throw new BadRequestError('transform needs the images routes, which this service does not serve')
       if (size !== undefined && size > files.maxUploadBytes) throw new BadRequestError(`size must be at most ${files.maxUploadBytes} bytes (MAX_UPLOAD_BYTES)`)
       const contentType = method === 'upload' ? request.body.contentType ?? DEFAULT_CONTENT_TYPE : undefined
       // The same rights as the operation itself: the caller's own file, which must exist to be read.
       const downloaded = method === 'download' ? await files.head(request.userId, path) : undefined
       if (method === 'upload') await files.checkWritable(request.userId, path, {})
       const owner = ownerOf(request)
-      const grant: LinkGrant = { ...owner, path, method, expiresAt: Math.floor(Date.now() / 1000) + expiresIn, contentType, size }
-      // An upload always passes through Stowage, which counts it: a quota may be set while a link lives.
-      const url = options.viaStore && downloaded && files.presign
+      const grant: LinkGrant = { ...owner, path, method, expiresAt: Math.floor(Date.now() / 1000) + expiresIn, contentType, size, transform }
+      // An upload always passes through Stowage, which counts it: a quota may be set while a link
+      // lives. So does a transformed image, which Stowage makes.
+      const url = options.viaStore && downloaded && !transform && files.presign
         ? await files.presign(request.userId, path, { expiresInSeconds: expiresIn, served: storeServed(downloaded.contentType, path) })
         : `${baseUrlOf(request, options.publicUrl)}${prefix}/links/${signer.token(grant)}`
       return reply.code(201).send({ url, method, expiresAt: new Date(grant.expiresAt * 1000).toISOString() })
@@ -102,6 +105,7 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
         if (error instanceof ForbiddenError && /text\/html/.test(request.headers.accept ?? '')) return refusalPage(reply, (error as Error).message)
         throw error
       }
+      if (grant.transform && images) return serveImage(images, request, reply, grant.userId, grant.path, grant.transform)
       return serveRawFile(files, request, reply, grant.userId, grant.path)
     })
 

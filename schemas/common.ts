@@ -23,15 +23,16 @@ const REFUSALS: Record<number, { description: string, headers?: Record<string, o
   410: { description: 'The cursor is older than the change journal keeps (`code: reset`): list again' },
   412: { description: 'If-Match or If-None-Match does not hold: nothing was changed' },
   413: { description: 'The file is larger than the service accepts (MAX_FILE_BYTES; MAX_UPLOAD_BYTES for streamed uploads)' },
-  415: { description: 'The body is not application/json' },
+  415: { description: 'The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF)' },
   416: {
     description: 'The range starts past the end of the file',
     headers: { 'Content-Range': { type: 'string', description: '`bytes */<size>`' } }
   },
+  422: { description: 'The image has more pixels than IMAGE_MAX_PIXELS, or its file is larger than 64 MiB: it is not decoded' },
   507: { description: 'Your usage would pass your quota (files, trash and unfinished uploads); `error` says the usage and the quota. Nothing was stored' },
   429: { description: 'Too many failed authentications from this address or for this key id', headers: retryAfter },
   502: { description: 'The identity provider or STS answered with an error' },
-  503: { description: 'A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After', headers: retryAfter }
+  503: { description: 'A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After', headers: retryAfter }
 }
 
 /** Response entries for error statuses: each described, with its headers, and the shared error shape. */

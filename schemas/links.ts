@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { mediaType } from './files.js'
+import { ImageTransform } from './images.js'
 
 const LinkMethod = Type.Union([Type.Literal('download'), Type.Literal('upload')], { description: '`download` (GET, HEAD, ranges) or `upload` (PUT)' })
 
@@ -8,7 +9,8 @@ export const CreateLinkBody = Type.Object({
   method: LinkMethod,
   expiresIn: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds the link works for: 3600 by default, at most LINK_MAX_SECONDS' })),
   contentType: Type.Optional(mediaType('An upload link: the Content-Type the upload must send (application/octet-stream by default)')),
-  size: Type.Optional(Type.Integer({ minimum: 0, description: 'An upload link: the exact length the upload must have' }))
+  size: Type.Optional(Type.Integer({ minimum: 0, description: 'An upload link: the exact length the upload must have' })),
+  transform: Type.Optional(Type.Ref(ImageTransform))
 }, { $id: 'StowageCreateLink', additionalProperties: false })
 
 export const CreatedLink = Type.Object({

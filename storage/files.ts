@@ -9,7 +9,7 @@ import { pageEnd, type Bytes, type Metadata, type ObjectInfo, type ObjectMeta, t
 import {
   checkFilePath, checkFolderPath, checkPrefix, decodeContinuationToken, encodeContinuationToken, isSafeSegment
 } from './paths.js'
-import { createPublisher, type AccountOf, type Described } from './publisher.js'
+import { createPublisher, type AccountOf, type Described, type PublishHooks } from './publisher.js'
 import type { Quotas, Reservation } from './quotas.js'
 import { createTrash, TRASH_PREFIX } from './trash.js'
 import { createVersions, VERSIONS_PREFIX } from './versions.js'
@@ -46,6 +46,8 @@ export interface FileServiceOptions {
   names?: NameIndex
   /** One transaction for what the database records of each change (usage, version, journal, index). */
   record?: Recorder
+  /** What is made from users' files and must go when they change (the image cache). */
+  derived?: Pick<PublishHooks, 'published'>
   /** Usage and quotas: writes and copies reserve their room, every change is counted. */
   quotas: Quotas
 }
@@ -131,7 +133,7 @@ const READ_BEFORE_LOOKING_BYTES = 1024 * 1024
 // A copy whose source changes while it is copied is made again, this many times at most.
 const COPY_ATTEMPTS = 3
 
-export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: keptTrash, versions: keptVersions, journal, names, quotas, record }: FileServiceOptions) {
+export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: keptTrash, versions: keptVersions, journal, names, quotas, record, derived }: FileServiceOptions) {
   /** The user and path of a key under a user's root: a file's, or a folder's marker (ending in `/`). */
   const pathOf = (key: string) => {
     const [area, userId, folder] = key.split('/', 3)
@@ -155,6 +157,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       async published (change, recording) {
         await versions?.hooks.published(change, recording)
         await journal?.record(change, pathOf, recording)
+        await derived?.published?.(change, recording)
       }
     },
     record

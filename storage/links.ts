@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { ForbiddenError } from '../errors.js'
+import type { ImageTransform } from './images.js'
 
 /** What a signed link lets its bearer do: one method on one file of one user, until it expires. */
 export interface LinkGrant {
@@ -13,6 +14,8 @@ export interface LinkGrant {
   /** An upload link's: the content type and length the upload must have. */
   contentType?: string
   size?: number
+  /** A download link of an image: sent transformed, as the images route sends it. */
+  transform?: ImageTransform
 }
 
 const base64url = (bytes: Buffer) => bytes.toString('base64url')
@@ -30,7 +33,7 @@ export function createLinkSigner (secret: Buffer) {
   return {
     token (grant: LinkGrant): string {
       const payload = base64url(Buffer.from(JSON.stringify({
-        u: grant.userId, o: grant.orgId ?? undefined, p: grant.path, m: grant.method, e: grant.expiresAt, t: grant.contentType, s: grant.size
+        u: grant.userId, o: grant.orgId ?? undefined, p: grant.path, m: grant.method, e: grant.expiresAt, t: grant.contentType, s: grant.size, x: grant.transform
       })))
       return `${payload}.${base64url(sign(payload))}`
     },
@@ -43,11 +46,11 @@ export function createLinkSigner (secret: Buffer) {
       if (!expected || extra !== undefined || given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw new ForbiddenError('this link is not valid')
       }
-      const { u, o, p, m, e, t, s } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
-        u: string, o?: string, p: string, m: LinkGrant['method'], e: number, t?: string, s?: number
+      const { u, o, p, m, e, t, s, x } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+        u: string, o?: string, p: string, m: LinkGrant['method'], e: number, t?: string, s?: number, x?: ImageTransform
       }
       if (now / 1000 >= e) throw new ForbiddenError('this link has expired')
-      return { userId: u, orgId: o ?? null, path: p, method: m, expiresAt: e, contentType: t, size: s }
+      return { userId: u, orgId: o ?? null, path: p, method: m, expiresAt: e, contentType: t, size: s, transform: x }
     }
   }
 }

@@ -32,6 +32,8 @@ export interface StorageOptions {
   /** Bytes each user may store (files, trash, unfinished uploads), unless `stowage admin set-quota`
    *  gave the user or the organization another; none by default. */
   quotaBytes?: number
+  /** Bytes of derived images (thumbnails) kept in the store for every instance; past it, the oldest go. */
+  imageCacheBytes?: number
   /** Use this store instead of building one from `driver`. */
   store?: ObjectStore
   /** Wraps the store, for metrics. */

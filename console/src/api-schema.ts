@@ -636,6 +636,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/images/{path}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An image file, resized and converted
+         * @description JPEG, PNG, WebP, AVIF, GIF (its first frame) and TIFF, turned upright by their EXIF orientation and sent without metadata. The same rights as downloading the file. Made once and kept for every instance until the file changes.
+         */
+        get: operations["transformImage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -790,6 +810,7 @@ export interface components {
             contentType?: string;
             /** @description An upload link: the exact length the upload must have */
             size?: number;
+            transform?: components["schemas"]["StowageImageTransform"];
         };
         StowageCreatedLink: {
             /** @description Works without Authorization, for this file and method only, until expiresAt */
@@ -991,6 +1012,25 @@ export interface components {
             uploadBytes: number;
             fileCount: number;
         };
+        /** @description A download link of an image: the image transformed, as GET /api/images/{path} sends it */
+        StowageImageTransform: {
+            /** @description The box's width in pixels, 1–2500 */
+            width?: number;
+            /** @description The box's height in pixels, 1–2500 */
+            height?: number;
+            /**
+             * @description `inside` (the default): the whole image within the box, never enlarged; `cover`: the box filled, the image cropped; `contain`: the box filled, the image letterboxed
+             * @enum {string}
+             */
+            fit?: "cover" | "contain" | "inside";
+            /**
+             * @description The format sent: the source's by default (GIF and TIFF are sent as PNG)
+             * @enum {string}
+             */
+            format?: "webp" | "avif" | "jpeg" | "png";
+            /** @description JPEG, WebP and AVIF: 1–100 (the encoder's default when absent) */
+            quality?: number;
+        };
     };
     responses: never;
     parameters: never;
@@ -1122,7 +1162,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1151,7 +1191,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1211,7 +1251,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1256,7 +1296,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1285,7 +1325,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1343,7 +1383,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1372,7 +1412,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1425,7 +1465,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1498,7 +1538,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1569,7 +1609,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1657,7 +1697,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1740,7 +1780,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1760,7 +1800,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1857,7 +1897,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -1993,7 +2033,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2087,7 +2127,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2184,7 +2224,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2284,7 +2324,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2348,7 +2388,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2368,7 +2408,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2421,7 +2461,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2476,7 +2516,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2496,7 +2536,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2568,7 +2608,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2657,7 +2697,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2677,7 +2717,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2775,7 +2815,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2795,7 +2835,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2878,7 +2918,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -2942,7 +2982,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2962,7 +3002,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3043,7 +3083,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3108,7 +3148,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3159,7 +3199,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3237,7 +3277,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3257,7 +3297,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3329,7 +3369,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3396,7 +3436,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3532,7 +3572,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3604,7 +3644,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3687,7 +3727,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3707,7 +3747,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3769,7 +3809,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3847,7 +3887,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3900,7 +3940,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -3955,7 +3995,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -3975,7 +4015,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4037,7 +4077,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4101,7 +4141,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4154,7 +4194,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4209,7 +4249,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -4229,7 +4269,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4291,7 +4331,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4344,7 +4384,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
@@ -4397,7 +4437,134 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description A service it needs is down or too slow, or too many uploads are in progress; retry after Retry-After */
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    transformImage: {
+        parameters: {
+            query?: {
+                /** @description The box's width in pixels, 1–2500 */
+                width?: string;
+                /** @description The box's height in pixels, 1–2500 */
+                height?: string;
+                /** @description `inside` (the default): the whole image within the box, never enlarged; `cover`: the box filled, the image cropped; `contain`: the box filled, the image letterboxed */
+                fit?: "cover" | "contain" | "inside";
+                /** @description The format sent: the source's by default (GIF and TIFF are sent as PNG) */
+                format?: "webp" | "avif" | "jpeg" | "png";
+                /** @description JPEG, WebP and AVIF: 1–100 (the encoder's default when absent) */
+                quality?: string;
+            };
+            header?: {
+                /** @description Your copy's ETag (or a list, or *): 304 if the file still has it */
+                "if-none-match"?: string;
+                /** @description An HTTP date: 304 if the file has not changed since (ignored with If-None-Match) */
+                "if-modified-since"?: string;
+            };
+            path: {
+                /** @description Path of the file relative to your root, percent-encoded once; "/" separates folders */
+                path: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image */
+            200: {
+                headers: {
+                    /** @description The source's ETag and the transform's: send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description When the source was last written, as an HTTP date */
+                    "Last-Modified"?: string;
+                    /** @description Bytes in the body */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": string;
+                };
+            };
+            /** @description Your copy is current (If-None-Match / If-Modified-Since) */
+            304: {
+                headers: {
+                    /** @description The source's ETag and the transform's: send it back in If-None-Match */
+                    ETag?: string;
+                    /** @description When the source was last written, as an HTTP date */
+                    "Last-Modified"?: string;
+                    /** @description Bytes in the body */
+                    "Content-Length"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `error` says how */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description The image has more pixels than IMAGE_MAX_PIXELS, or its file is larger than 64 MiB: it is not decoded */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again */
