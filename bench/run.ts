@@ -19,6 +19,7 @@ import { measureFsListing, measureOneLevelPages } from './fs-listing.js'
 import { copyAndMove, keepingAVersion, zipAgainstRaw } from './file-operations.js'
 import { startCountingReceiver, waitingPolls, wakeAcross } from './changes.js'
 import { multipartUpload, presignedAgainstRaw } from './s3.js'
+import { imagesAgainstRaw } from './images.js'
 import { davAgainstRaw, propfindOfFolder } from './webdav.js'
 import { fillListed, fillSearched, indexAgainstStore, LISTED_FILES, searchMedian } from './names.js'
 import { openDatabase } from '../db/dialect.js'
@@ -594,6 +595,20 @@ async function main () {
       }
     }
     if (process.env.BENCH_ONLY === 'console') return await measureConsole()
+    /** Pictures: a thumbnail made cold, and served from the cache against a raw GET of its size. */
+    async function measureImages () {
+      console.log('\nPictures (a 12-megapixel JPEG; node:http loops of 10 connections)')
+      const service = await freshService('fs')
+      try {
+        const { sourceBytes, imageBytes, coldMedianMs, warm, raw } = await imagesAgainstRaw(service)
+        console.log(`fs: a 256 px WebP of a ${(sourceBytes / 1048576).toFixed(1)} MiB JPEG: cold ${coldMedianMs.toFixed(0)} ms (median of 5); warm ${warm.toFixed(0)} req/s, raw GET of ${imageBytes} bytes ${raw.toFixed(0)} req/s`)
+        check('images: 256 px WebP of a 12 MP JPEG, cold (ms)', coldMedianMs, atMost(400))
+        check('images: warm (from the cache) / raw GET of its size', warm / raw, atLeast(0.9))
+      } finally {
+        service.child.kill('SIGTERM')
+      }
+    }
+    if (process.env.BENCH_ONLY === 'images') return await measureImages()
     if (process.env.BENCH_ONLY === 'operations') return await measureFileOperations()
     // BENCH_ONLY=streaming: only these, a few minutes instead of the whole run.
     if (process.env.BENCH_ONLY === 'streaming') return await measureStreaming()
@@ -673,6 +688,7 @@ async function main () {
     await measureWebdav()
     await measureIndex()
     await measureConsole()
+    await measureImages()
 
     console.log()
     const listing = await measureFsListing()
