@@ -7,10 +7,13 @@ import type { StreamingTarget } from './streaming.js'
 
 const COLD_RUNS = 5
 
-/** A 12-megapixel photo-like JPEG: smooth gradients with some grain, about as large as a phone's. */
+/** A 12-megapixel JPEG with a phone photo's detail: about 4 MiB, and a thumbnail of some kilobytes. */
 async function photo (): Promise<Buffer> {
-  const grain = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#6a8caf', noise: { type: 'gaussian', mean: 128, sigma: 12 } } }).raw().toBuffer()
-  return await sharp(grain, { raw: { width: 4000, height: 3000, channels: 3 } }).blur(1.2).jpeg({ quality: 88 }).toBuffer()
+  // Coarse blotches (noise made small, then enlarged) under fine grain.
+  const blotches = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#6a8caf', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).png().toBuffer()
+  const large = await sharp(blotches).resize(4000, 3000, { kernel: 'cubic' }).raw().toBuffer()
+  const grain = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 0, sigma: 18 } } }).png().toBuffer()
+  return await sharp(large, { raw: { width: 4000, height: 3000, channels: 3 } }).composite([{ input: grain, blend: 'add' }]).jpeg({ quality: 90 }).toBuffer()
 }
 
 export async function imagesAgainstRaw (target: StreamingTarget) {
