@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import { waitFor } from './helpers/wait.js'
 import { bearer, buildTestApp, type TestApp } from './helpers/app.js'
-import { accessibilityProblems, browserFixture, noBrowser as skip, pageProblems, screenshot, signInWithKey } from './helpers/browser.js'
+import { accessibilityProblems, browserFixture, noBrowser as skip, pageProblems, screenshot, signInWithKey, fromRowMenu } from './helpers/browser.js'
 
 // The console with folders: dropped in, previewed, copied, zipped, deleted several at once; by
 // keyboard and on a phone's width. In Debian's Chromium, on fs and on S3.
@@ -86,7 +86,7 @@ for (const driver of ['fs', 's3'] as const) {
     await page.getByRole('dialog', { name: 'tone.wav' }).getByRole('button', { name: 'Close' }).click()
 
     // Copy a file; download a folder as one zip.
-    await table.getByRole('button', { name: 'Copy notes.md' }).click()
+    await fromRowMenu(table, 'Copy', 'notes.md')
     await page.getByRole('dialog', { name: 'Copy notes.md' }).getByLabel('Copy to').fill('backup/notes.md')
     await page.getByRole('dialog').getByRole('button', { name: 'Copy' }).click()
     await table.getByRole('link', { name: 'backup/' }).waitFor()
@@ -136,7 +136,7 @@ for (const driver of ['fs', 's3'] as const) {
     }
     await page.reload()
     await page.getByText(/of it earlier versions/).waitFor()
-    await table.getByRole('button', { name: 'Versions notes.md' }).click()
+    await fromRowMenu(table, 'Versions', 'notes.md')
     const versions = page.getByRole('dialog', { name: 'Versions of notes.md' })
     await versions.getByRole('button', { name: /^Restore the version/ }).nth(1).waitFor()
     t.equal(await versions.getByRole('row').count(), 3, 'a header and two earlier versions, newest first')
@@ -162,7 +162,9 @@ for (const driver of ['fs', 's3'] as const) {
     await page.setViewportSize({ width: 360, height: 740 })
     if (driver === 'fs') await screenshot(page, 'phone')
     t.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 360), 'no sideways scrolling at 360 px')
-    t.ok(await table.getByRole('button', { name: 'Delete notes.md' }).isVisible(), 'row actions stay reachable')
+    await table.getByRole('button', { name: 'More actions for notes.md', exact: true }).click()
+    t.ok(await table.getByRole('menuitem', { name: 'Delete notes.md', exact: true }).isVisible(), 'row actions stay reachable, in the row\'s menu')
+    await page.keyboard.press('Escape')
     const nav = page.getByRole('navigation', { name: 'Console' })
     for (const view of ['Trash', 'API keys']) {
       await nav.getByRole('link', { name: view }).click()

@@ -8,7 +8,7 @@ import t from 'tap'
 import { stowage } from '../plugins/stowage.js'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { waitFor } from './helpers/wait.js'
-import { accessibilityProblems, browserFixture, noBrowser as skip, pageProblems, screenshot } from './helpers/browser.js'
+import { accessibilityProblems, browserFixture, noBrowser as skip, pageProblems, screenshot, fromRowMenu } from './helpers/browser.js'
 
 // The console's main flows, as a person goes through them, in Debian's Chromium, on fs and on S3;
 // how a host app mounts it; what its first load weighs.
@@ -118,7 +118,7 @@ for (const driver of ['fs', 's3'] as const) {
     await stranger.close()
 
     // Delete into the trash, then Undo.
-    await table.getByRole('button', { name: 'Delete résumé.txt' }).click()
+    await fromRowMenu(table, 'Delete', 'résumé.txt')
     await page.getByRole('status').filter({ hasText: 'résumé.txt is in the trash' }).waitFor()
     await table.getByRole('row', { name: 'résumé.txt' }).waitFor({ state: 'detached' })
     await page.getByRole('button', { name: 'Undo' }).click()
@@ -171,13 +171,13 @@ for (const driver of ['fs', 's3'] as const) {
 
     // Rename a file, move a folder (by its path from My files), open a new folder.
     await table.getByRole('link', { name: 'docs/' }).click()
-    await table.getByRole('button', { name: 'Rename report.pdf' }).click()
+    await fromRowMenu(table, 'Rename', 'report.pdf')
     a11y.dialog = await accessibilityProblems(page)
     await page.getByRole('dialog', { name: 'Rename report.pdf' }).getByLabel('New name').fill('summary.pdf')
     await page.getByRole('dialog').getByRole('button', { name: 'Rename' }).click()
     await table.getByRole('row', { name: 'summary.pdf' }).waitFor()
     t.equal((await app.inject({ url: '/api/raw/docs/summary.pdf', headers: bearer(key) })).body, 'contents of docs/report.pdf', 'renamed on the server')
-    await table.getByRole('button', { name: 'Move deep' }).click()
+    await fromRowMenu(table, 'Move', 'deep')
     await page.getByRole('dialog', { name: 'Move deep' }).getByLabel('Move to').fill('archive/deep')
     await page.getByRole('dialog').getByRole('button', { name: 'Move' }).click()
     await table.getByRole('row', { name: 'deep' }).waitFor({ state: 'detached' })
@@ -191,7 +191,7 @@ for (const driver of ['fs', 's3'] as const) {
 
     // The trash: restore one, purge one.
     const consoleNav = page.getByRole('navigation', { name: 'Console' })
-    await table.getByRole('button', { name: 'Delete notes.txt' }).click()
+    await fromRowMenu(table, 'Delete', 'notes.txt')
     await table.getByRole('row', { name: 'notes.txt' }).waitFor({ state: 'detached' })
     await consoleNav.getByRole('link', { name: 'Trash' }).click()
     t.equal(new URL(page.url()).pathname, '/console/trash')

@@ -48,6 +48,9 @@ export function createApi (tokens: Tokens) {
 
   return {
     usage: () => dataOf(client.GET('/api/usage')),
+    /** A picture's thumbnail, `pixels` square, cropped to fill it (WebP). */
+    thumbnail: async (path: string, pixels: number) =>
+      await (await bytes(`api/images/${filePath(path)}?width=${pixels}&height=${pixels}&fit=cover&format=webp`)).blob(),
     list,
     /** Files under `prefix` whose path holds `text`, in any case, a page at a time. */
     search: (text: string, prefix: string, continuationToken?: string) => dataOf(client.GET('/api/search', { params: { query: { q: text, prefix, continuationToken } } })),

@@ -179,7 +179,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const ask = asking && 'row' in asking ? asking : undefined
   /** The folder's rows, or what a search found, as one table does them. */
   const table = (titleId: string, shown: Row[]) => (
-    <FileTable titleId={titleId} rows={shown} sort={sort} onSort={(sort) => dispatch({ type: 'sorted', sort })} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
+    <FileTable api={api} titleId={titleId} rows={shown} sort={sort} onSort={(sort) => dispatch({ type: 'sorted', sort })} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
       onSelect={(keys, ticked) => dispatch({ type: 'ticked', keys, ticked })} />
   )
   const folderName = prefix.split('/').filter(Boolean).at(-1)
