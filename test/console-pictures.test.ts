@@ -60,6 +60,17 @@ t.test('thumbnails are asked for only for the rows in view, and the rest as they
   await page.evaluate(() => window.scrollTo(0, 0))
   await screenshot(page, 'pictures')
 
+  // The preview: the file's name, the next and previous pictures by button and by arrow, its actions.
+  await table.getByRole('button', { name: 'photo-58.png', exact: true }).click()
+  await page.getByRole('dialog', { name: 'photo-58.png' }).getByRole('img', { name: 'photo-58.png' }).waitFor()
+  await page.getByRole('button', { name: 'Next file' }).click()
+  await page.getByRole('dialog', { name: 'photo-59.png' }).getByRole('img').waitFor()
+  t.ok(await page.getByRole('button', { name: 'Next file' }).isDisabled(), 'no next after the last')
+  await page.keyboard.press('ArrowLeft')
+  await page.getByRole('dialog', { name: 'photo-58.png' }).getByRole('img').waitFor()
+  await page.getByRole('dialog', { name: 'photo-58.png' }).getByRole('button', { name: 'Share', exact: true }).click()
+  await page.getByRole('dialog', { name: 'Share photo-58.png' }).getByRole('button', { name: 'Close' }).click()
+
   for (const [name, glyph] of [['notes.md', 'text'], ['code.ts', 'code'], ['clip.mp4', 'video'], ['box.zip', 'archive'], ['docs', 'folder']]) {
     t.equal(await table.getByRole('row', { name }).locator(`svg.icon-${glyph}`).count(), 1, `${name}: the ${glyph} icon`)
   }

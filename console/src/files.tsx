@@ -7,10 +7,10 @@ import { NameTaken, type Choice } from './name-taken.js'
 import { useAction } from './use-action.js'
 import { AskName } from './ask-name.js'
 import { Share } from './share.js'
-import { Preview } from './preview.js'
+import { kindOf, Preview } from './preview.js'
 import { Versions } from './versions.js'
 import { FileTable, type RowAction } from './file-table.js'
-import { bytes, freeName, rowsOf, serviceOrder, type Row } from './listing.js'
+import { bytes, freeName, rowsOf, serviceOrder, sorted, type Row } from './listing.js'
 import { useFolderStore } from './folder-store.js'
 import { chosenFiles, droppedFiles, type Picked } from './drop.js'
 
@@ -177,6 +177,13 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     })
   }
   const ask = asking && 'row' in asking ? asking : undefined
+  /** The files before and after `row` that have a preview, in the order shown: the preview's Previous and Next. */
+  const neighbours = (row: Row) => {
+    const previewed = sorted(found?.rows ?? rows, sort).filter((other) => !other.folder && kindOf(other.name))
+    const at = previewed.findIndex((other) => keyOf(other) === keyOf(row))
+    const go = (other: Row | undefined) => other && (() => dispatch({ type: 'asking', question: { kind: 'preview', row: other } }))
+    return { previous: go(previewed[at - 1]), next: go(previewed[at + 1]) }
+  }
   /** The folder's rows, or what a search found, as one table does them. */
   const table = (titleId: string, shown: Row[]) => (
     <FileTable api={api} titleId={titleId} rows={shown} sort={sort} onSort={(sort) => dispatch({ type: 'sorted', sort })} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
@@ -208,7 +215,10 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       {taken && <NameTaken name={taken.name} onChoice={taken.choose} />}
       {asking?.kind === 'folder' && <AskName title="New folder" label="Folder name" initial="" action="Create" onAnswer={answer} />}
       {ask?.kind === 'share' && <Share api={api} path={keyOf(ask.row)} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized} />}
-      {ask?.kind === 'preview' && !ask.row.folder && <Preview api={api} path={keyOf(ask.row)} size={ask.row.size} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized} />}
+      {ask?.kind === 'preview' && !ask.row.folder && (
+        <Preview key={keyOf(ask.row)} api={api} path={keyOf(ask.row)} size={ask.row.size} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized}
+          onAction={(action) => act(action, ask.row)} {...neighbours(ask.row)} />
+      )}
       {ask?.kind === 'versions' && <Versions api={api} path={keyOf(ask.row)} onRestored={() => { void load() }} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized} />}
       {ask?.kind === 'rename' && <AskName title={`Rename ${ask.row.name}`} label="New name" initial={ask.row.name} action="Rename" onAnswer={answer} />}
       {(ask?.kind === 'move' || ask?.kind === 'copy') && (

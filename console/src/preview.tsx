@@ -29,7 +29,20 @@ type Shown = { text: string, cut: boolean } | { url: string }
 
 /** A file shown where it is: text as text, pictures and PDFs read through the API, audio and video
  *  streamed from a signed link (the player asks for ranges). */
-export function Preview ({ api, path, size, onClose, onUnauthorized }: { api: Api, path: string, size: number, onClose: () => void, onUnauthorized: () => void }) {
+export interface PreviewProps {
+  api: Api
+  path: string
+  size: number
+  onClose: () => void
+  onUnauthorized: () => void
+  /** The file's own actions, from its preview. */
+  onAction: (action: 'download' | 'share' | 'versions') => void
+  /** The previous and next files that have a preview, in the folder's order. */
+  previous?: () => void
+  next?: () => void
+}
+
+export function Preview ({ api, path, size, onClose, onUnauthorized, onAction, previous, next }: PreviewProps) {
   const dialog = useModal()
   const name = path.slice(path.lastIndexOf('/') + 1)
   const kind = kindOf(name)!
@@ -51,6 +64,18 @@ export function Preview ({ api, path, size, onClose, onUnauthorized }: { api: Ap
     })
     return () => { if (url) URL.revokeObjectURL(url) }
   }, [path])
+  // Left and right arrows go through the folder's files, as a photo viewer does (not while typing
+  // or in a player, which take the arrows for themselves).
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if ((event.target as HTMLElement | null)?.closest('audio, video, input')) return
+      if (event.key === 'ArrowLeft' && previous) previous()
+      if (event.key === 'ArrowRight' && next) next()
+    }
+    const element = dialog.current
+    element?.addEventListener('keydown', onKey)
+    return () => element?.removeEventListener('keydown', onKey)
+  }, [previous, next])
 
   return (
     <dialog ref={dialog} class="preview" aria-labelledby="preview-title" onClose={onClose}>
@@ -62,7 +87,15 @@ export function Preview ({ api, path, size, onClose, onUnauthorized }: { api: Ap
       {shown && 'url' in shown && kind === 'pdf' && <iframe src={shown.url} title={name} />}
       {shown && 'url' in shown && kind === 'audio' && <audio src={shown.url} controls aria-label={name} />}
       {shown && 'url' in shown && kind === 'video' && <video src={shown.url} controls aria-label={name} />}
-      <div class="inline"><button type="button" onClick={() => dialog.current?.close()}>Close</button></div>
+      <div class="inline preview-actions">
+        <button type="button" onClick={previous} disabled={!previous} aria-label="Previous file">← Previous</button>
+        <button type="button" onClick={next} disabled={!next} aria-label="Next file">Next →</button>
+        <span class="spacer" />
+        <button type="button" onClick={() => onAction('download')}>Download</button>
+        <button type="button" onClick={() => onAction('share')}>Share</button>
+        <button type="button" onClick={() => onAction('versions')}>Versions</button>
+        <button type="button" onClick={() => dialog.current?.close()}>Close</button>
+      </div>
     </dialog>
   )
 }
