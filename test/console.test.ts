@@ -209,8 +209,12 @@ for (const driver of ['fs', 's3'] as const) {
     // API keys: the new secret is shown once, copied, works, and is revoked.
     await consoleNav.getByRole('link', { name: 'API keys' }).click()
     await page.getByLabel('Name').fill('laptop')
+    await page.getByLabel('Expires').selectOption({ label: 'in 30 days' })
     await page.getByRole('button', { name: 'Create key' }).click()
     const secret = (await page.getByRole('status').locator('output').textContent())!
+    const laptop = ((await app.inject({ url: '/api/keys', headers: bearer(key) })).json() as { keys: Array<{ name: string, expiresAt: string | null }> }).keys.find((made) => made.name === 'laptop')
+    const days = (new Date(laptop!.expiresAt!).getTime() - Date.now()) / 86_400_000
+    t.ok(days > 29.9 && days <= 30, `the key expires in 30 days (${days.toFixed(2)})`)
     await page.getByRole('button', { name: 'Copy' }).click()
     await page.getByRole('button', { name: 'Copied' }).waitFor()
     t.equal(await page.evaluate(() => navigator.clipboard.readText()), secret, 'the copy button copies the secret')

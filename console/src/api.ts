@@ -99,7 +99,9 @@ export function createApi (tokens: Tokens) {
     /** A file or a folder copied, as moved. */
     copy: (from: string, to: string) => transfer('/api/copies', from, to),
     keys: () => dataOf(client.GET('/api/keys')),
-    createKey: (name: string) => dataOf(client.POST('/api/keys', { body: { name } })),
+    /** A key named `name` that stops working after `expiresInDays` days (never, without). */
+    createKey: (name: string, expiresInDays?: number) =>
+      dataOf(client.POST('/api/keys', { body: { name, ...expiresInDays ? { expiresAt: new Date(Date.now() + expiresInDays * 86_400_000).toISOString() } : {} } })),
     revokeKey: (id: string) => dataOf(client.DELETE('/api/keys/{id}', { params: { path: { id } } })),
     s3Credentials: () => dataOf(client.GET('/api/s3-credentials')),
     createS3Credential: (name: string) => dataOf(client.POST('/api/s3-credentials', { body: name ? { name } : {} })),
