@@ -234,7 +234,6 @@ export function createSlots (running: number, waiting: number, what: string) {
       } finally {
         release()
       }
-    },
-    stats: () => ({ running: busy, waiting: line.length })
+    }
   }
 }

@@ -54,8 +54,8 @@ export interface StowageDecorators {
   stowageNames: NameIndex
   /** Derived images kept in the store, dropped when their source changes. */
   stowageImageCache: ImageCache
-  /** Images transformed on the server; undefined without the images routes. */
-  stowageImages?: Images
+  /** Images transformed on the server: for the images routes and download links with a transform. */
+  stowageImages: Images
   /** Usage and quotas, per user. */
   stowageQuotas: Quotas
   stowageKeys: KeyService

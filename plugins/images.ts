@@ -7,8 +7,8 @@ import { DEFAULT_IMAGE_CONCURRENCY, DEFAULT_IMAGE_MAX_PIXELS } from '../defaults
 export interface ImagesPluginOptions {
   /** The largest image decoded, in pixels (IMAGE_MAX_PIXELS): 100 megapixels by default. */
   maxPixels?: number
-  /** Transforms at once on this instance (IMAGE_CONCURRENCY); as many more wait, and past that a
-   *  request is 503 with Retry-After. */
+  /** Transforms at once on this instance (IMAGE_CONCURRENCY); four times as many wait, and past
+   *  that a request is 503 with Retry-After. */
   concurrency?: number
 }
 

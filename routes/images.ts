@@ -35,5 +35,5 @@ export const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...errorResponses(400, 404, 415, 422, ...CALLER_REFUSALS)
       }
     }
-  }, async (request, reply) => serveImage(images!, request, reply, request.userId, request.params['*'], transformOf(request.query)))
+  }, async (request, reply) => serveImage(images, request, reply, request.userId, request.params['*'], transformOf(request.query)))
 }

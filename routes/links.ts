@@ -67,7 +67,6 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
       const { path, method, expiresIn = Math.min(DEFAULT_SECONDS, options.maxSeconds), size, transform } = request.body
       if (expiresIn > options.maxSeconds) throw new BadRequestError(`expiresIn must be at most ${options.maxSeconds} seconds (LINK_MAX_SECONDS)`)
       if (transform && method !== 'download') throw new BadRequestError('transform is for download links of images only')
-      if (transform && !images) throw new BadRequestError('transform needs the images routes, which this service does not serve')
       if (size !== undefined && size > files.maxUploadBytes) throw new BadRequestError(`size must be at most ${files.maxUploadBytes} bytes (MAX_UPLOAD_BYTES)`)
       const contentType = method === 'upload' ? request.body.contentType ?? DEFAULT_CONTENT_TYPE : undefined
       // The same rights as the operation itself: the caller's own file, which must exist to be read.
@@ -105,7 +104,7 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
         if (error instanceof ForbiddenError && /text\/html/.test(request.headers.accept ?? '')) return refusalPage(reply, (error as Error).message)
         throw error
       }
-      if (grant.transform && images) return serveImage(images, request, reply, grant.userId, grant.path, grant.transform)
+      if (grant.transform) return serveImage(images, request, reply, grant.userId, grant.path, grant.transform)
       return serveRawFile(files, request, reply, grant.userId, grant.path)
     })
 
