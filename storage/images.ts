@@ -3,6 +3,7 @@ import sharp, { type Metadata } from 'sharp'
 import { isNotModified, type ReadConditions } from './conditional.js'
 import type { FileService } from './files.js'
 import type { ImageCache } from './image-cache.js'
+import type { ObjectRead } from './object-store.js'
 import { INPUT_LIMITS, type createSlots } from '../limits.js'
 import { ImageTooLargeError, UnsupportedMediaTypeError } from '../errors.js'
 
@@ -51,10 +52,14 @@ function formatOf (metadata: Metadata): string | undefined {
   return metadata.format
 }
 
-async function readWhole (body: AsyncIterable<Buffer>, size: number): Promise<Buffer> {
-  if (size > INPUT_LIMITS.imageSourceBytes) throw new ImageTooLargeError(`the image file is larger than ${INPUT_LIMITS.imageSourceBytes} bytes, the most this service transforms`)
+/** The file's bytes, up to INPUT_LIMITS.imageSourceBytes (422 past it, its stream let go unread). */
+async function readWhole (file: ObjectRead): Promise<Buffer> {
+  if (file.size > INPUT_LIMITS.imageSourceBytes) {
+    file.body.destroy()
+    throw new ImageTooLargeError(`the image file is larger than ${INPUT_LIMITS.imageSourceBytes} bytes, the most this service transforms`)
+  }
   const chunks: Buffer[] = []
-  for await (const chunk of body) chunks.push(chunk)
+  for await (const chunk of file.body) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks)
 }
 
@@ -64,11 +69,11 @@ async function readWhole (body: AsyncIterable<Buffer>, size: number): Promise<Bu
  * cache, so it is made once for every instance; its ETag is its source's and the transform's.
  */
 export function createImages ({ files, cache, maxPixels, slots }: ImagesOptions) {
-  /** Makes the image: read the source, check its header, then decode within the slots. */
+  /** Makes the image (in a slot): reads the source, checks its header, then decodes it. */
   async function make (userId: string, path: string, transform: ImageTransform) {
     const read = await files.read(userId, path)
     if (read.notModified) throw new Error('a read without conditions answered 304')
-    const bytes = await readWhole(read.file.body, read.file.size)
+    const bytes = await readWhole(read.file)
     let metadata: Metadata
     try {
       metadata = await sharp(bytes).metadata()
