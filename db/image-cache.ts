@@ -21,9 +21,9 @@ export function createImageCacheRepository (db: Kysely<Database>) {
         .execute()
     },
 
-    /** Forgets every image made from `sourceKey`: the object keys to remove. */
-    async forget (sourceKey: string): Promise<string[]> {
-      const rows = await db.deleteFrom('image_cache').where('source_key', '=', sourceKey).returning(['object_key', 'bytes']).execute()
+    /** The images made from `sourceKey`. */
+    async madeFrom (sourceKey: string): Promise<string[]> {
+      const rows = await db.selectFrom('image_cache').select('object_key').where('source_key', '=', sourceKey).execute()
       return rows.map((row) => row.object_key)
     },
 
@@ -39,12 +39,10 @@ export function createImageCacheRepository (db: Kysely<Database>) {
       return rows.map((row) => ({ objectKey: row.object_key, sourceKey: row.source_key, bytes: Number(row.bytes) }))
     },
 
-    /** Forgets the images at `objectKeys`: the keys this call forgot (an instance forgetting the same
-     *  ones at once gets none of them, so each object is removed once). */
-    async take (objectKeys: string[]): Promise<string[]> {
-      if (objectKeys.length === 0) return []
-      const rows = await db.deleteFrom('image_cache').where('object_key', 'in', objectKeys).returning('object_key').execute()
-      return rows.map((row) => row.object_key)
+    /** Forgets the images at `objectKeys`, once their objects are removed. */
+    async forget (objectKeys: string[]): Promise<void> {
+      if (objectKeys.length === 0) return
+      await db.deleteFrom('image_cache').where('object_key', 'in', objectKeys).execute()
     }
   }
 }

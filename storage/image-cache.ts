@@ -29,10 +29,13 @@ export function createImageCache ({ store, repository, maxBytes, log, now = () =
     for (const key of objectKeys) await store.delete(key)
   }
 
-  /** Drops the images made from `sourceKey`; a failure is logged (what is left goes by size). */
+  /** Drops the images made from `sourceKey`: their objects, then their rows, so that an image whose
+   *  removal failed keeps its row (and goes by size). A failure is logged. */
   const forget = async (sourceKey: string) => {
     try {
-      await remove(await repository.forget(sourceKey))
+      const made = await repository.madeFrom(sourceKey)
+      await remove(made)
+      await repository.forget(made)
     } catch (error) {
       log.warn({ err: error }, 'derived images of a changed file could not be removed')
     }
@@ -50,7 +53,8 @@ export function createImageCache ({ store, repository, maxBytes, log, now = () =
         going.push(image.objectKey)
         over -= image.bytes
       }
-      await remove(await repository.take(going))
+      await remove(going)
+      await repository.forget(going)
     }
   }
 
