@@ -20,7 +20,8 @@ const GLYPHS: Record<Glyph, IconNode> = { folder: Folder, image: FileImage, vide
 // Pictures the service makes thumbnails of (it reads these by their content, whatever their name).
 const THUMBNAILED = new Set(['png', 'jpg', 'jpeg', 'gif', 'webp', 'avif', 'tif', 'tiff'])
 
-const extensionOf = (name: string) => name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : ''
+/** A name's extension, in lower case; '' for a name without one. */
+export const extensionOf = (name: string) => name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : ''
 
 export const glyphOf = (name: string, folder: boolean): Glyph =>
   folder ? 'folder' : EXTENSIONS.find(([, extensions]) => extensions.includes(extensionOf(name)))?.[0] ?? 'file'

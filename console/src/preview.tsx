@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import type { Api } from './api.js'
 import { useModal } from './dialogs.js'
 import { useAction } from './use-action.js'
+import { extensionOf } from './kinds.js'
 
 type Kind = 'image' | 'text' | 'pdf' | 'audio' | 'video'
 
@@ -20,8 +21,6 @@ const BLOB_TYPE: Partial<Record<Kind, (extension: string) => string>> = {
   image: (extension) => extension === 'svg' ? 'image/svg+xml' : `image/${extension === 'jpg' ? 'jpeg' : extension}`,
   pdf: () => 'application/pdf'
 }
-
-const extensionOf = (name: string) => name.slice(name.lastIndexOf('.') + 1).toLowerCase()
 
 export const kindOf = (name: string): Kind | undefined => (Object.keys(KINDS) as Kind[]).find((kind) => KINDS[kind].includes(extensionOf(name)))
 
