@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { startServerProcess } from './helpers/server.js'
+import { shellEnv } from './helpers/shell-env.js'
 
 // The other production path: the package as npm packs it, installed into an empty folder with its
 // production dependencies only, gives the `stowage` command and the service.
@@ -32,7 +33,7 @@ t.test('the packed package, installed into an empty folder, serves and administe
   const work = mkdtempSync(join(tmpdir(), 'stowage-package-'))
   t.teardown(() => rmSync(work, { recursive: true, force: true }))
   // The build already ran: packing again must not rebuild dist/ under the tests that are running.
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { encoding: 'utf8' })) as Array<{ filename: string, files: Array<{ path: string }> }>
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { encoding: 'utf8', env: shellEnv() })) as Array<{ filename: string, files: Array<{ path: string }> }>
   const tarball = packed.filename
   const shipped = packed.files.map((file) => file.path)
   t.same(shipped.filter((path) => /^(dist\/)?(bench|test)\/|\.map$/.test(path)), [], 'no benchmark or test code, and no source maps, in the tarball')
@@ -40,7 +41,7 @@ t.test('the packed package, installed into an empty folder, serves and administe
   const host = join(work, 'host')
   execFileSync('mkdir', [host])
   writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, overrides: testedVersions() }))
-  const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(work, tarball)], { cwd: host, encoding: 'utf8' })
+  const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(work, tarball)], { cwd: host, encoding: 'utf8', env: shellEnv() })
   t.equal(install.status, 0, `npm install of the tarball: ${install.stderr.slice(-2000)}`)
   if (install.status !== 0) return
 

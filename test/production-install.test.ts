@@ -4,6 +4,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServerProcess } from './helpers/server.js'
+import { shellEnv } from './helpers/shell-env.js'
 
 // No image can be built on these machines, so the Dockerfile's own steps run here: its build stage's
 // npm commands on a fresh copy of the repository, then what its runtime stage copies, started with
@@ -47,7 +48,7 @@ t.test("the Dockerfile's install and start, run as its stages say", { skip, time
   const steps = build.lines.map((line) => argument(line, 'RUN')).filter((run): run is string => run?.startsWith('npm ') === true)
   t.ok(steps.length >= 2, `the build stage's npm steps: ${steps.join('; ')}`)
   for (const step of steps) {
-    const result = spawnSync('sh', ['-c', step], { cwd: src, encoding: 'utf8', env: { ...process.env, NODE_ENV: '' } })
+    const result = spawnSync('sh', ['-c', step], { cwd: src, encoding: 'utf8', env: shellEnv({ NODE_ENV: '' }) })
     t.equal(result.status, 0, step)
     if (result.status !== 0) return t.comment((result.stdout + result.stderr).slice(-3000))
   }

@@ -3,6 +3,7 @@ import { spawn, execFileSync } from 'node:child_process'
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { shellEnv } from './helpers/shell-env.js'
 
 // README's quick start, as written, on a fresh copy of the repository: `npm ci` included, so it
 // takes a minute or two. Once is enough: it is the same on PostgreSQL.
@@ -25,7 +26,7 @@ t.test("README's quick start works when pasted, on a fresh copy", { skip, timeou
     cpSync(file, join(copy, file), { recursive: true })
   }
   // A group of its own: if the block stops half way, the service it started is stopped with it.
-  const shell = spawn('bash', ['-e', '-c', quickStartBlock()], { cwd: copy, detached: true, env: { ...process.env, PORT: '', DATABASE_URL: '', STORAGE_DIR: '' } })
+  const shell = spawn('bash', ['-e', '-c', quickStartBlock()], { cwd: copy, detached: true, env: shellEnv({ PORT: '', DATABASE_URL: '', STORAGE_DIR: '' }) })
   t.teardown(() => { try { process.kill(-shell.pid!, 'SIGTERM') } catch {} })
   let out = ''
   let err = ''
