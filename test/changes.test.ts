@@ -5,6 +5,7 @@ import { startS3Server } from './helpers/s3.js'
 import { startService } from './helpers/service.js'
 import { tusUpload } from './helpers/tus.js'
 import { createLocalBell } from '../storage/change-bell.js'
+import { DRIVERS } from './helpers/db.js'
 
 const idp = await startIdp()
 const s3 = await startS3Server()
@@ -13,7 +14,7 @@ t.teardown(async () => { await idp.close(); await s3.close() })
 interface Change { op: string, key: string, from?: string, size?: number, etag?: string }
 interface Changes { changes: Change[], cursor: string, hasMore: boolean }
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: every route that changes a file journals it before answering; a prefix filters; a cursor goes on`, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3, idp })
     t.teardown(close)

@@ -4,6 +4,7 @@ import t, { type Test } from 'tap'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { startS3Server } from './helpers/s3.js'
 import { waitFor } from './helpers/wait.js'
+import { DRIVERS } from './helpers/db.js'
 
 const s3 = await startS3Server()
 t.teardown(() => s3.close())
@@ -35,7 +36,7 @@ async function userOf (t: Test, driver: 'fs' | 's3', env: Record<string, string>
   }
 }
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: copy of a file, on the store's side, with its preconditions`, async (t) => {
     const user = await userOf(t, driver)
     const etag = await user.put('a.txt', 'alpha')

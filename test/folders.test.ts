@@ -1,6 +1,6 @@
 import t from 'tap'
 import { bearer, buildTestApp } from './helpers/app.js'
-import { createTestDatabase } from './helpers/db.js'
+import { createTestDatabase, DRIVERS } from './helpers/db.js'
 import { startS3Server } from './helpers/s3.js'
 
 const s3 = await startS3Server()
@@ -8,7 +8,7 @@ t.teardown(() => s3.close())
 
 const pad = (n: number) => String(n).padStart(3, '0')
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: delimiter=/ lists one level, files and folders in key order sharing the 100-entry page`, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3 })
     t.teardown(close)
@@ -76,7 +76,7 @@ for (const driver of ['fs', 's3'] as const) {
   })
 }
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: a folder made on purpose exists while empty, costs no quota, survives its last file and is seen by another instance, and goes along when copied, moved or zipped`, async (t) => {
     // One database for the service and its restart, as a deployment keeps it.
     const database = await createTestDatabase({ shared: true })
@@ -139,7 +139,7 @@ for (const driver of ['fs', 's3'] as const) {
   })
 }
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: a file cannot take the name of a folder made on purpose: a PUT there is 409 on every route`, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3 })
     t.teardown(close)
@@ -157,7 +157,7 @@ for (const driver of ['fs', 's3'] as const) {
   })
 }
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: a folder that holds only deeper folders is listed one level up, through the file API and WebDAV`, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3 })
     t.teardown(close)

@@ -9,6 +9,7 @@ import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 import { startService } from './helpers/service.js'
 import { waitFor } from './helpers/wait.js'
+import { DRIVERS } from './helpers/db.js'
 
 const idp = await startIdp()
 const s3 = await startS3Server()
@@ -131,7 +132,7 @@ t.test('fs: refusals, each with nothing made', async (t) => {
   t.same(await cached(), [], 'nothing was made')
 })
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: made once, kept outside the user's files, dropped when the source changes or goes`, async (t) => {
     const { put, image, cached, base } = await serve(t, driver)
     await put('a.png', await picture('png'))

@@ -9,7 +9,7 @@ import { createNameIndex } from '../storage/names.js'
 import { createPublisher } from '../storage/publisher.js'
 import { createStore } from '../storage/store.js'
 import { bearer, buildTestApp } from './helpers/app.js'
-import { createTestDatabase } from './helpers/db.js'
+import { createTestDatabase, DRIVERS } from './helpers/db.js'
 import { startS3Server } from './helpers/s3.js'
 import { putBytes } from './helpers/store.js'
 
@@ -39,7 +39,7 @@ async function storeOf (config: Awaited<ReturnType<typeof buildTestApp>>['config
   return await createStore({ driver: config.STORAGE_DRIVER, ...storage }, config.MAX_UPLOAD_BYTES)
 }
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: a folder is listed while it holds anything or was made on purpose; listings read the index, not the store`, async (t) => {
     const { app, config, close } = await buildTestApp({ driver, s3 })
     t.teardown(close)

@@ -3,6 +3,7 @@ import { Readable } from 'node:stream'
 import { bearer, buildTestApp, IDP_CHALLENGE } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
+import { DRIVERS } from './helpers/db.js'
 
 const idp = await startIdp()
 const s3 = await startS3Server()
@@ -13,7 +14,7 @@ const raw = (path: string) => `/api/raw/${path.split('/').map(encodeURIComponent
 const json = (path: string) => `/api/files/${path.split('/').map(encodeURIComponent).join('/')}`
 const bytes = (n: number) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 7) % 256))
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`raw file routes on the ${driver} driver`, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3, idp, env: { MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES) } })
     t.teardown(close)

@@ -15,6 +15,7 @@ import { signed, signedChunks } from './helpers/s3-payloads.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 import { captureLogs, waitFor } from './helpers/wait.js'
+import { DRIVERS } from './helpers/db.js'
 
 const idp = await startIdp()
 const s3 = await startS3Server()
@@ -41,7 +42,7 @@ async function refusal (promise: Promise<unknown>) {
 
 const text = async (body: unknown) => await (body as { transformToString (): Promise<string> }).transformToString()
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: the AWS SDK with its defaults: buckets are top-level folders, objects are files, each user's own`, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3, idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY, QUOTA_BYTES: String(1024 * 1024) } })
     t.teardown(close)
@@ -225,7 +226,7 @@ t.test('without S3_CREDENTIALS_KEY the credential routes are 503, and S3_API_POR
   await t.rejects(buildTestApp({ env: { S3_API_PORT: '0' } }), /S3_CREDENTIALS_KEY/)
 })
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: multipart uploads: lib-storage's parts joined into one file; parts listed, copied, checked, aborted; the quota counts them`, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3, idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY, QUOTA_BYTES: String(40 * 1024 * 1024) } })
     t.teardown(close)
@@ -310,7 +311,7 @@ for (const driver of ['fs', 's3'] as const) {
   })
 }
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: bodies are checked as S3 checks them, and a body that fails a check leaves the object as it was`, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3, idp, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY } })
     t.teardown(close)

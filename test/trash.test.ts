@@ -7,6 +7,7 @@ import { bearer, buildTestApp } from './helpers/app.js'
 import { startS3Server } from './helpers/s3.js'
 import { waitFor } from './helpers/wait.js'
 import { createS3Client } from '../storage/s3-store.js'
+import { DRIVERS } from './helpers/db.js'
 
 const s3 = await startS3Server()
 t.teardown(() => s3.close())
@@ -49,7 +50,7 @@ async function userOf (t: Test, driver: 'fs' | 's3', env: Record<string, string>
 
 const DAY_MS = 86_400_000
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: delete → trash → restore byte-identical → delete again → purge → gone from the store`, async (t) => {
     const user = await userOf(t, driver)
     const content = randomBytes(100_000)

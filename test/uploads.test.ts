@@ -7,7 +7,7 @@ import { sql } from 'kysely'
 import * as tus from 'tus-js-client'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { openDatabase } from '../db/dialect.js'
-import { createTestDatabase } from './helpers/db.js'
+import { createTestDatabase, DRIVERS } from './helpers/db.js'
 import { createS3Store } from '../storage/s3-store.js'
 import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
 import { openSocket } from './helpers/net.js'
@@ -37,7 +37,7 @@ const upload = (base: string, key: string, body: Buffer, metadata: Record<string
 
 const md5Etag = (body: Buffer) => `"${createHash('md5').update(body).digest('hex')}"`
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: tus-js-client uploads in pieces of any size; the file is published whole with its ETag`, async (t) => {
     const { base, alice } = await serve(t, driver)
     const body = randomBytes(21 * MIB + 17)
@@ -109,7 +109,7 @@ t.test('a PATCH past the upload\'s length is refused, and nothing is published',
   t.equal((await fetch(`${base}/api/raw/five.txt`, { headers: bearer(alice) })).status, 404)
 })
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: the destination's precondition is checked when the upload completes: of two uploads to one version, exactly one wins`, async (t) => {
     const { base, alice } = await serve(t, driver)
     const first = await (await fetch(`${base}/api/raw/shared.txt`, { method: 'PUT', headers: bearer(alice), body: 'v1' })).json() as { etag: string }
@@ -134,7 +134,7 @@ t.test('termination drops an unfinished upload and what it stored', async (t) =>
   t.same(await readdir(join(config.STORAGE_DIR, '.uploads')), [], 'nothing staged')
 })
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: an unfinished upload expires (410), and the sweep at start removes it with what it stored`, async (t) => {
     const database = await createTestDatabase({ shared: true })
     const storageDir = await mkdtemp(join(tmpdir(), 'stowage-expiry-'))

@@ -3,6 +3,7 @@ import { bearer, buildTestApp } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 import { tusUpload } from './helpers/tus.js'
+import { DRIVERS } from './helpers/db.js'
 
 const idp = await startIdp()
 const s3 = await startS3Server()
@@ -34,7 +35,7 @@ async function serve (t: Test, driver: 'fs' | 's3', env: Record<string, string> 
   return { base, alice, bob, put, text, versionsOf, post, usage }
 }
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: every replacement keeps the replaced file as a version`, async (t) => {
     const { base, alice, put, text, versionsOf, post } = await serve(t, driver)
     t.equal((await put('notes.txt', 'one')).status, 200)

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap'
 import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { bearer, buildTestApp } from './helpers/app.js'
-import { createTestDatabase } from './helpers/db.js'
+import { createTestDatabase, DRIVERS } from './helpers/db.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 import { captureLogs, waitFor } from './helpers/wait.js'
@@ -100,7 +100,7 @@ t.test('PROPFIND: Depth 0 and 1, allprop, prop, propname, quota; infinity refuse
   t.match(quota.body, /<D:quota-used-bytes>5<\/D:quota-used-bytes><D:quota-available-bytes>999995<\/D:quota-available-bytes>.*200 OK.*<D:nope\/>.*404 Not Found/)
 })
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: PUT, GET, MKCOL, DELETE: the file API's rules, versions for overwrites, the trash for deletes, the journal for every change`, async (t) => {
     const { dav, api, app, key } = await setup(t, { driver })
     const cursor = (await api('/api/changes/latest') as { cursor: string }).cursor

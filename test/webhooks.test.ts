@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { stowage, type StowageDecorators } from '../index.js'
 import { createMetrics } from '../metrics/metrics.js'
 import { bearer, buildTestApp } from './helpers/app.js'
-import { createTestDatabase } from './helpers/db.js'
+import { createTestDatabase, DRIVERS } from './helpers/db.js'
 import { startIdp } from './helpers/idp.js'
 import { createKeyIn } from './helpers/keys.js'
 import { startS3Server } from './helpers/s3.js'
@@ -44,7 +44,7 @@ async function listening (app: { listen (options: { port: number, host: string }
   return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
 }
 
-for (const driver of ['fs', 's3'] as const) {
+for (const driver of DRIVERS) {
   t.test(`${driver}: a webhook is told of every change, signed as Standard Webhooks; a prefix filters; the owner lists, inspects and deletes it`, async (t) => {
     const { app, close } = await buildTestApp({ driver, s3, idp, env: { WEBHOOK_ALLOW_PRIVATE: 'true' } })
     t.teardown(close)

@@ -32,3 +32,11 @@ export async function createTestDatabase ({ shared = false } = {}): Promise<{ ur
     }
   }
 }
+
+/**
+ * The store drivers a file's cases run on: both on SQLite, where every difference between them is
+ * tested; on PostgreSQL (CI's second stage) the S3 driver alone, the pairing deployments run, for
+ * files whose database work is the same code whichever driver stores the bytes. A file where the
+ * driver changes what the database is asked (locks, reservations of staged parts) keeps both there.
+ */
+export const DRIVERS: ReadonlyArray<'fs' | 's3'> = process.env.TEST_DATABASE_URL ? ['s3'] : ['fs', 's3']
