@@ -65,8 +65,8 @@ export const filesRoutes: FastifyPluginAsyncTypebox<FilesRoutesOptions> = async 
       response: { 200: answer('One page of your files, in key order or the order asked for', Type.Ref(FileList)), ...errorResponses(400, 503, ...CALLER_REFUSALS) }
     }
   }, async (request) => {
-    const { prefix, continuationToken, delimiter, sort, order } = request.query
-    return await files.list(request.userId, { prefix, continuationToken, delimiter, sort, order })
+    const { prefix, continuationToken, delimiter, sort, order, folders } = request.query
+    return await files.list(request.userId, { prefix, continuationToken, delimiter, sort, order, foldersFirst: folders === 'first' })
   })
 
   app.get('/api/search', {

@@ -12,7 +12,8 @@ export const ListFilesQuery = Type.Object({
   sort: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('size'), Type.Literal('lastModified')], {
     description: 'With delimiter=/: the order of the whole folder, not of a page. `name` (the default) ascending is key order, files and folders together; any other sort or order gives the folders first, by name, then the files'
   })),
-  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: '`asc` (the default) or `desc`' }))
+  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: '`asc` (the default) or `desc`' })),
+  folders: Type.Optional(Type.Literal('first', { description: 'With delimiter=/: `first` gives the folders first in the name order too, as a file browser shows them' }))
 })
 export type ListFilesQuery = Static<typeof ListFilesQuery>
 

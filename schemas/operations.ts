@@ -16,4 +16,12 @@ export const ArchiveQuery = Type.Object({
   prefix: Type.String({ description: 'The folder to zip (ending in "/"), or any prefix; "" for every file' })
 })
 
-export const operationSchemas = [TransferBody, FolderTransferred]
+export const ArchiveSelection = Type.Object({
+  prefix: Type.String({ maxLength: 1024, description: 'The folder the names are in (ending in "/"), or "" for your root' }),
+  names: Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), {
+    minItems: 1, maxItems: 1000, description: 'Files and folders in it (a folder\'s name ends in "/"): each is zipped under its name, a folder with everything under it'
+  })
+}, { $id: 'StowageArchiveSelection', additionalProperties: false })
+export type ArchiveSelection = Static<typeof ArchiveSelection>
+
+export const operationSchemas = [TransferBody, FolderTransferred, ArchiveSelection]

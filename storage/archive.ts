@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream'
 import { NotFoundError } from '../errors.js'
-import type { FileService } from './files.js'
+import type { FilePage, FileService } from './files.js'
 import { compareKeys } from './object-store.js'
 import { checkPrefix } from './paths.js'
 import { zipOf, type ZipEntry, type ZipOptions } from './zip.js'
@@ -18,16 +18,46 @@ export async function zipFolder (files: FileService, userId: string, prefix: str
   checkPrefix(prefix)
   const first = await files.list(userId, { prefix })
   if (first.files.length === 0 && !first.folders) throw new NotFoundError(`no files under ${prefix || 'your root'}`)
+  return zipListed(files, userId, prefix, under(files, userId, prefix, first), options)
+}
 
-  /** Each page's files and folders made on purpose (`a/b/`), in key order. */
-  async function * listed () {
-    for (let page = first; ; page = await files.list(userId, { prefix, continuationToken: page.continuationToken })) {
-      const folders = (page.folders ?? []).filter((key) => key !== prefix).map((key) => ({ key, lastModified: new Date().toISOString() }))
-      yield * [...page.files, ...folders].sort((a, b) => compareKeys(a.key, b.key))
-      if (!page.isTruncated) return
+/**
+ * Chosen files and folders of the folder `prefix` (names in it; a folder's ends in "/") as one zip,
+ * as zipFolder makes it: names relative to `prefix`, a folder with everything under it. Rejects
+ * with 404, before a byte is sent, naming the first chosen name that is not there.
+ */
+export async function zipSelection (files: FileService, userId: string, prefix: string, names: string[], options: ZipOptions = {}): Promise<Readable> {
+  checkPrefix(prefix)
+  const chosen = await Promise.all([...new Set(names)].sort(compareKeys).map(async (name) => {
+    if (!name.endsWith('/')) return { name, file: await files.head(userId, prefix + name) }
+    const first = await files.list(userId, { prefix: prefix + name })
+    if (first.files.length === 0 && !first.folders) throw new NotFoundError(`no folder or nothing under it: ${prefix + name}`)
+    return { name, first }
+  }))
+  async function * listed (): AsyncGenerator<Listed> {
+    for (const { name, file, first } of chosen) {
+      if (file) yield { key: prefix + name, lastModified: file.lastModified.toISOString() }
+      else yield * under(files, userId, prefix + name, first!, true)
     }
   }
-  const open = async (file: { key: string, lastModified: string }) => {
+  return zipListed(files, userId, prefix, listed(), options)
+}
+
+interface Listed { key: string, lastModified: string }
+
+/** Every file under `prefix` and the folders made on purpose in it (`a/b/`; `prefix` itself too when
+ *  `withItself`), each page in key order, from its first page on. */
+async function * under (files: FileService, userId: string, prefix: string, first: FilePage, withItself = false): AsyncGenerator<Listed> {
+  for (let page = first; ; page = await files.list(userId, { prefix, continuationToken: page.continuationToken })) {
+    const folders = (page.folders ?? []).filter((key) => withItself || key !== prefix).map((key) => ({ key, lastModified: new Date().toISOString() }))
+    yield * [...page.files, ...folders].sort((a, b) => compareKeys(a.key, b.key))
+    if (!page.isTruncated) return
+  }
+}
+
+/** The zip of what `listed` names, each file read one after the other, one opened ahead (see zipFolder). */
+function zipListed (files: FileService, userId: string, prefix: string, listed: AsyncGenerator<Listed>, options: ZipOptions): Readable {
+  const open = async (file: Listed) => {
     if (file.key.endsWith('/')) return { name: file.key.slice(prefix.length), date: new Date(file.lastModified), size: 0, body: Readable.from([]) }
     const read = await files.read(userId, file.key)
     if (read.notModified) throw new Error('a read without conditions is never "not modified"')
@@ -38,7 +68,7 @@ export async function zipFolder (files: FileService, userId: string, prefix: str
   async function * entries (): AsyncGenerator<ZipEntry> {
     let ahead: ReturnType<typeof open> | undefined
     try {
-      for await (const file of listed()) {
+      for await (const file of listed) {
         const next = open(file)
         // A read opened ahead fails with the zip, not as an unhandled rejection.
         next.catch(() => {})

@@ -93,6 +93,8 @@ export interface ListQuery {
   delimiter?: '/'
   sort?: ListSort
   order?: 'asc' | 'desc'
+  /** Folders before files in the name order too (any other order has them first). */
+  foldersFirst?: boolean
   /** Entries a page, PAGE_SIZE unless a front end that answers more at once asks (up to S3's 1,000). */
   pageSize?: number
 }
@@ -238,7 +240,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
 
   /** A one-level page in another order than S3's (see FileService.list): from the index. */
   async function listSorted (userId: string, base: string, prefix: string, { sort = 'name', order = 'asc', delimiter, continuationToken }: ListQuery): Promise<FilePage> {
-    if (!delimiter) throw new BadRequestError('sort and order are for one level: add delimiter=/')
+    if (!delimiter) throw new BadRequestError('sort, order and folders=first are for one level: add delimiter=/')
     if (!names) throw new BadRequestError('sorting needs the index of names, which this service has not')
     if (prefix !== '' && !prefix.endsWith('/')) throw new BadRequestError('a sorted listing is of a folder: prefix must end with /')
     const after = continuationToken === undefined ? undefined : decodeSortedToken(continuationToken, sort, order)
@@ -315,11 +317,11 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     },
 
     /** One page of a user's files; with `delimiter: '/'`, one level: files and `folders` in key order,
-     *  sharing the page, or, sorted by size or time (or by name, descending), folders first. */
+     *  sharing the page, or, sorted by size or time (or by name, descending, or asked so), folders first. */
     async list (userId: string, query: ListQuery): Promise<FilePage> {
       const base = userPrefix(userId)
       const prefix = checkPrefix(query.prefix ?? '')
-      if ((query.sort ?? 'name') !== 'name' || query.order === 'desc') return await listSorted(userId, base, prefix, query)
+      if ((query.sort ?? 'name') !== 'name' || query.order === 'desc' || query.foldersFirst === true) return await listSorted(userId, base, prefix, query)
       const startAfter = query.continuationToken === undefined
         ? undefined
         : base + decodeContinuationToken(query.continuationToken)

@@ -82,6 +82,24 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal((await app.inject({ url: '/api/archive?prefix=../', headers })).statusCode, 400)
     t.equal((await app.inject({ url: '/api/archive', headers })).statusCode, 400, 'the prefix is asked for')
     t.equal((await app.inject({ url: '/api/archive?prefix=trip/' })).statusCode, 401)
+
+    // What a person ticked in a folder: a file and a folder, each under its own name.
+    const chosen = (body: unknown, auth = headers) => app.inject({ method: 'POST', url: '/api/archive', headers: auth, payload: body as object })
+    const picked = await chosen({ prefix: 'trip/', names: ['notes.txt', 'photos/'] })
+    t.equal(picked.statusCode, 200, picked.payload)
+    t.equal(picked.headers['content-disposition'], 'attachment; filename*=UTF-8\'\'trip.zip')
+    const pickedEntries = await unzip(picked.rawPayload)
+    t.same([...pickedEntries.keys()].sort(), ['notes.txt', 'photos/café.jpg', 'photos/日本/夜.png'], 'only what was chosen, the folder whole')
+    for (const [name, bytes] of pickedEntries) t.ok(bytes.equals(files.get(`trip/${name}`)!), `${name} byte-identical`)
+    t.same([...(await unzip((await chosen({ prefix: '', names: ['tripod.txt', 'tripod.txt'] })).rawPayload)).keys()], ['tripod.txt'], 'a name chosen twice is zipped once')
+    const missing = await chosen({ prefix: 'trip/', names: ['notes.txt', 'gone.txt'] })
+    t.equal(missing.statusCode, 404, 'a chosen file that is not there: 404 before the zip begins')
+    t.match(missing.json(), { error: /gone\.txt/ })
+    t.equal((await chosen({ prefix: 'trip/', names: ['nothing/'] })).statusCode, 404)
+    t.equal((await chosen({ prefix: 'trip/', names: [] })).statusCode, 400, 'nothing chosen')
+    t.equal((await chosen({ prefix: 'trip/', names: ['../../other/secret.txt'] })).statusCode, 400, 'a name that climbs out')
+    t.equal((await chosen({ prefix: 'trip/', names: Array.from({ length: 1001 }, (_, i) => `f${i}`) })).statusCode, 400, 'at most 1,000 names')
+    t.equal((await chosen({ prefix: 'trip/', names: ['notes.txt'] }, {} as typeof headers)).statusCode, 401)
   })
 
   t.test(`${driver}: names in Latin with accents, Cyrillic, CJK and an emoji read as written by Info-ZIP's unzip and Python's zipfile`, async (t) => {

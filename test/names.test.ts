@@ -181,6 +181,16 @@ t.test('a folder sorted by size or time is sorted whole, folders first, page aft
   t.same((await all({ sort: 'name', order: 'desc' })).files.slice(0, 2).map((file) => file.key), ['f149.txt', 'f148.txt'])
   t.same((await all({ sort: 'lastModified' })).files.length, 150)
 
+  // Key order puts zeta/ after every file; a file browser asks for the folders first.
+  t.same((await app.inject({ url: '/api/files?delimiter=/', headers: user.headers })).json().folders, ['alpha/'], 'key order: zeta/ is on the second page')
+  const browsed = (await app.inject({ url: '/api/files?delimiter=/&folders=first', headers: user.headers })).json()
+  t.same(browsed.folders, ['alpha/', 'zeta/'], 'folders=first: every folder on the first page')
+  t.same(browsed.files.slice(0, 2).map((file: { key: string }) => file.key), ['f000.txt', 'f001.txt'])
+  t.equal(browsed.files.length, 98, 'sharing the page of 100')
+  t.same((await all({ folders: 'first' })).files.length, 150, 'and every file once over the pages')
+  t.match((await app.inject({ url: '/api/files?folders=first', headers: user.headers })).json(), { error: /delimiter=\// })
+  t.equal((await app.inject({ url: '/api/files?delimiter=/&folders=last', headers: user.headers })).statusCode, 400)
+
   const first = await app.inject({ url: '/api/files?delimiter=/&sort=size', headers: user.headers })
   const token = first.json().continuationToken as string
   const mixed = await app.inject({ url: `/api/files?delimiter=/&sort=lastModified&continuationToken=${token}`, headers: user.headers })

@@ -324,7 +324,11 @@ export interface paths {
          */
         get: operations["downloadArchive"];
         put?: never;
-        post?: never;
+        /**
+         * Chosen files and folders of one folder as one zip, streamed
+         * @description As GET /api/archive makes a folder's zip, for what a person ticked in a folder: each name zipped under itself, a folder with everything under it. 404 names the first that is not there, before the answer begins.
+         */
+        post: operations["downloadSelection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -833,6 +837,12 @@ export interface components {
             bytes: number;
             /** @description The request stopped at its time budget: send it again to go on */
             isTruncated: boolean;
+        };
+        StowageArchiveSelection: {
+            /** @description The folder the names are in (ending in "/"), or "" for your root */
+            prefix: string;
+            /** @description Files and folders in it (a folder's name ends in "/"): each is zipped under its name, a folder with everything under it */
+            names: string[];
         };
         StowageFolderBody: {
             /** @description The folder to make, with or without its trailing "/" */
@@ -1491,6 +1501,8 @@ export interface operations {
                 sort?: "name" | "size" | "lastModified";
                 /** @description `asc` (the default) or `desc` */
                 order?: "asc" | "desc";
+                /** @description With delimiter=/: `first` gives the folders first in the name order too, as a file browser shows them */
+                folders?: "first";
             };
             header?: never;
             path?: never;
@@ -2900,6 +2912,90 @@ export interface operations {
             };
             /** @description Not found, or not yours */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    downloadSelection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StowageArchiveSelection"];
+            };
+        };
+        responses: {
+            /** @description The zip */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description The request is malformed; `error` says how */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -14,7 +14,7 @@ export type S3CredentialSummary = Schemas['StowageS3CredentialList']['credential
 export type Listing = Schemas['StowageFileList']
 export type Version = Schemas['StowageVersion']
 /** A listing's order, as the service sorts a whole folder. */
-export interface ServiceOrder { sort: 'name' | 'size' | 'lastModified', order: 'asc' | 'desc' }
+export interface ServiceOrder { sort: 'name' | 'size' | 'lastModified', order: 'asc' | 'desc', folders: 'first' }
 
 export function createApi (tokens: Tokens) {
   async function sessionFetch (request: Request): Promise<Response> {

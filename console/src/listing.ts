@@ -26,17 +26,16 @@ export function freeName (name: string, taken: Set<string>, folder = false) {
 export type SortKey = 'name' | 'size' | 'date'
 export interface SortOrder { key: SortKey, descending: boolean }
 
-/** The order the service sorts a whole folder in, for this column. */
+/** The order the service sorts a whole folder in, for this column: folders first, always. */
 export const serviceOrder = ({ key, descending }: SortOrder): ServiceOrder =>
-  ({ sort: key === 'date' ? 'lastModified' : key, order: descending ? 'desc' : 'asc' })
+  ({ sort: key === 'date' ? 'lastModified' : key, order: descending ? 'desc' : 'asc', folders: 'first' })
 
 const compare = (x: string | number, y: string | number) => x < y ? -1 : x > y ? 1 : 0
 
-/** The rows shown sorted by a column, as the service sorts the folder: by name ascending, files and
- *  folders together; else folders first (by name), then files, ties by name. */
+/** The rows shown sorted by a column, as the service sorts the folder for the console: folders
+ *  first (by name), then files, ties by name. */
 export function sorted (rows: Row[], { key, descending }: SortOrder) {
   const direction = descending ? -1 : 1
-  if (key === 'name' && !descending) return rows.slice().sort((a, b) => compare(a.name, b.name))
   return rows.slice().sort((a, b) => {
     if (a.folder !== b.folder) return a.folder ? -1 : 1
     if (a.folder || b.folder || key === 'name') return direction * compare(a.name, b.name)
