@@ -121,7 +121,7 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal(await page.evaluate(() => document.activeElement?.id), 'ask-value', 'the dialog has the focus')
     await page.keyboard.type('typed')
     await page.keyboard.press('Enter')
-    await page.getByText('This folder is empty.').waitFor()
+    await page.getByText(/^This folder is empty\./).waitFor()
     t.equal(new URL(page.url()).pathname, '/console/files/typed/')
     await page.goBack()
     await table.getByRole('row', { name: 'notes.md' }).waitFor()

@@ -2,14 +2,14 @@ import t, { type Test } from 'tap'
 import sharp from 'sharp'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { waitFor } from './helpers/wait.js'
-import { accessibilityProblems, browserFixture, fromRowMenu, noBrowser as skip, pageProblems, screenshot, signInWithKey } from './helpers/browser.js'
+import { accessibilityProblems, browserFixture, fromRowMenu, noBrowser as skip, pageProblems, screenshot, signInWithKey, splitWords } from './helpers/browser.js'
 
 // The files view at a glance, in Debian's Chromium: an icon per kind, and thumbnails of pictures
 // made by the service, asked for only for the rows in view.
 const fixture = await browserFixture()
 
 /** A service holding `files` (path → body) for a person, and a page of 1280 × 800 not yet signed in. */
-async function serving (t: Test, files: Array<[string, Buffer | string]>) {
+async function serving (t: Test, files: Array<[string, Buffer | string]>, view?: 'list' | 'grid') {
   const { app, close } = await buildTestApp({})
   t.teardown(close)
   const { key } = await app.stowageKeys.create({ userId: 'iris', orgId: null })
@@ -20,6 +20,7 @@ async function serving (t: Test, files: Array<[string, Buffer | string]>) {
   const context = await fixture.browser!.newContext({ viewport: { width: 1280, height: 800 } })
   t.teardown(() => context.close())
   const page = await context.newPage()
+  if (view) await page.addInitScript((view) => localStorage.setItem('stowage.view', view), view)
   return { url, key, page, problems: pageProblems(page) }
 }
 
@@ -29,7 +30,8 @@ t.test('thumbnails are asked for only for the rows in view, and the rest as they
   for (let i = 0; i < pictures; i++) {
     files.push([`photo-${String(i).padStart(2, '0')}.png`, await sharp({ create: { width: 120, height: 80, channels: 3, background: { r: (i * 37) % 256, g: 90, b: 200 } } }).png().toBuffer()])
   }
-  const { url, key, page, problems } = await serving(t, files)
+  // As a list (chosen): a folder of pictures opens as a grid, tested below.
+  const { url, key, page, problems } = await serving(t, files, 'list')
   const asked: string[] = []
   page.on('request', (request) => { if (request.url().includes('/api/images/')) asked.push(decodeURIComponent(new URL(request.url()).pathname)) })
   await signInWithKey(page, url, key)
@@ -134,5 +136,54 @@ t.test('one line a row at 1280 and 360 px: long names cut, never split; the row 
   await page.getByRole('heading', { level: 1 }).click()
   t.equal(await table.getByRole('menu').count(), 0, 'a click elsewhere closes it')
   t.same(await accessibilityProblems(page), [], 'axe finds nothing serious')
+  t.same(problems, [], 'no script error or policy violation')
+})
+
+t.test('a folder of pictures opens as a grid of thumbnails, asked for as cards come into view; List and Grid are remembered', { skip }, async (t) => {
+  const pictures = 40
+  const files: Array<[string, Buffer | string]> = [['notes.md', '# notes'], ['album/cover.txt', 'a']]
+  for (let i = 0; i < pictures; i++) {
+    files.push([`shot-${String(i).padStart(2, '0')}.jpg`, await sharp({ create: { width: 300, height: 200, channels: 3, background: { r: 200, g: (i * 53) % 256, b: 90 } } }).jpeg().toBuffer()])
+  }
+  const { url, key, page, problems } = await serving(t, files)
+  const asked: string[] = []
+  page.on('request', (request) => { if (request.url().includes('/api/images/')) asked.push(new URL(request.url()).pathname) })
+  await signInWithKey(page, url, key)
+  const grid = page.getByRole('list', { name: 'My files' })
+  await grid.getByRole('listitem', { name: 'shot-39.jpg' }).waitFor()
+  t.equal(await page.getByRole('button', { name: 'Grid' }).getAttribute('aria-pressed'), 'true', 'a grid, unasked: the folder is mostly pictures')
+  t.same(await grid.getByRole('listitem').evaluateAll((items) => items.slice(0, 2).map((item) => item.getAttribute('aria-label'))), ['album', 'notes.md'], 'the folder first, then the files by name')
+
+  const drawn = () => page.evaluate(() => [...document.querySelectorAll<HTMLImageElement>('.grid img.thumbnail')].filter((image) => image.complete && image.naturalWidth === 256).length)
+  let seen = -1
+  await waitFor(async () => {
+    const settled = asked.length > 0 && asked.length === seen && await drawn() === asked.length
+    seen = asked.length
+    return settled
+  }, { what: 'the thumbnails of the cards in view drawn' })
+  const cardsInView = await page.evaluate(() => [...document.querySelectorAll('.grid li[aria-label^="shot-"] .glyph')]
+    .filter((glyph) => { const { top, bottom } = glyph.getBoundingClientRect(); return bottom > 0 && top < window.innerHeight }).length)
+  t.ok(asked.length > 0 && asked.length < pictures, `${asked.length} of ${pictures} thumbnails asked for`)
+  t.equal(asked.length, cardsInView, 'one for each card in view, 256 pixels for 128 CSS pixels')
+  await screenshot(page, 'grid')
+  await page.setViewportSize({ width: 360, height: 800 })
+  t.same(await splitWords(page), [], '360 px: no word split')
+  await screenshot(page, 'grid-phone')
+  await page.setViewportSize({ width: 1280, height: 800 })
+
+  // A card opens as a row does, and its menu holds the row's actions.
+  await grid.getByRole('button', { name: 'shot-03.jpg', exact: true }).click()
+  await page.getByRole('dialog', { name: 'shot-03.jpg' }).getByRole('img').waitFor()
+  await page.keyboard.press('Escape')
+  await grid.getByRole('button', { name: 'More actions for shot-03.jpg' }).click()
+  await grid.getByRole('menuitem', { name: 'Versions shot-03.jpg' }).waitFor()
+  await page.keyboard.press('Escape')
+  t.same(await accessibilityProblems(page), [], 'axe finds nothing serious')
+
+  await page.getByRole('button', { name: 'List' }).click()
+  await page.getByRole('table').getByRole('row', { name: 'shot-39.jpg' }).waitFor()
+  await page.reload()
+  await page.getByRole('table').getByRole('row', { name: 'shot-39.jpg' }).waitFor()
+  t.equal(await page.getByRole('button', { name: 'List' }).getAttribute('aria-pressed'), 'true', 'the choice is kept in this browser')
   t.same(problems, [], 'no script error or policy violation')
 })

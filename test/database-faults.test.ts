@@ -27,7 +27,10 @@ t.test('a terminated backend is logged and replaced; the process lives on', { sk
   const ended = await postgres.terminateBackends()
   t.ok(ended > 1, 'the pool had connections to end, beside the change journal\'s LISTEN')
   await logs.waitForMessage('the change journal\'s LISTEN connection failed; listening again', 1)
-  await logs.waitForMessage('an idle database connection failed; the pool will open a new one', ended - 1)
+  // Each idle connection of the pool says so; one that a sweep or the webhook queue held at that
+  // moment fails its query instead (a busy machine made CI see one fewer line than backends ended).
+  await logs.waitForMessage('an idle database connection failed; the pool will open a new one', 1)
+  t.ok(logs.count('an idle database connection failed; the pool will open a new one') <= ended - 1, 'one line per idle connection at most')
   const res = await whoAmI()
   t.equal(res.statusCode, 200, 'the next request gets a new connection')
 })

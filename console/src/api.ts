@@ -90,6 +90,9 @@ export function createApi (tokens: Tokens) {
     read: (path: string, firstBytes?: number) => bytes(`api/raw/${filePath(path)}`, firstBytes ? { headers: { range: `bytes=0-${firstBytes - 1}` } } : {}),
     /** A folder as one zip, kept in the page until it is saved. */
     archive: async (prefix: string) => (await bytes(`api/archive?${new URLSearchParams({ prefix })}`)).blob(),
+    /** Files and folders of one folder (`names` in it, a folder's ending in `/`) as one zip, as a folder's. */
+    archiveOf: async (prefix: string, names: string[]) =>
+      await (await bytes('api/archive', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ prefix, names }) })).blob(),
     restore: (trashId: string) => dataOf(client.POST('/api/trash/{id}/restore', { params: { path: { id: trashId } }, body: {} })),
     trash: (continuationToken?: string) => dataOf(client.GET('/api/trash', { params: { query: { continuationToken } } })),
     purge: (trashId: string) => dataOf(client.DELETE('/api/trash/{id}', { params: { path: { id: trashId } } })),

@@ -9,7 +9,8 @@ import { AskName } from './ask-name.js'
 import { Share } from './share.js'
 import { kindOf, Preview } from './preview.js'
 import { Versions } from './versions.js'
-import { FileTable, type RowAction } from './file-table.js'
+import { DRAGGED_KEYS, FileTable, type RowAction, type View } from './file-table.js'
+import { hasThumbnail } from './kinds.js'
 import { bytes, freeName, rowsOf, serviceOrder, sorted, type Row } from './listing.js'
 import { useFolderStore } from './folder-store.js'
 import { chosenFiles, droppedFiles, type Picked } from './drop.js'
@@ -29,6 +30,18 @@ function save (url: string, name: string) {
   Object.assign(document.createElement('a'), { href: url, download: name, target: '_blank', rel: 'noopener' }).click()
 }
 
+const VIEW_KEY = 'stowage.view'
+
+/** A folder mostly of pictures (three in four of its files, four at least) is shown as a grid. */
+function viewFor (rows: Row[]): View {
+  const files = rows.filter((row) => !row.folder)
+  const pictures = files.filter((row) => hasThumbnail(row.name)).length
+  return pictures >= 4 && pictures * 4 >= files.length * 3 ? 'grid' : 'list'
+}
+
+/** Whether a drag carries files from outside the page (an upload), not rows of this one. */
+const carriesFiles = (event: DragEvent) => event.dataTransfer?.types.includes('Files') === true
+
 /** One folder: breadcrumbs, then its files and folders a page at a time. */
 export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const [{ rows, next, loading, usage, selected, undo, sort, asking, taken, dragging }, dispatch] = useFolderStore()
@@ -36,6 +49,12 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const chooser = useRef<HTMLInputElement>(null)
   const folderChooser = useRef<HTMLInputElement>(null)
   const uploads = useUploads(api, () => { void load() })
+  // The person's choice of list or grid, kept in this browser; until they choose, by what the folder holds.
+  const [chosenView, setChosenView] = useState(() => (localStorage.getItem(VIEW_KEY) ?? undefined) as View | undefined)
+  const choose = (view: View) => {
+    localStorage.setItem(VIEW_KEY, view)
+    setChosenView(view)
+  }
 
   /** Lists this folder (its next page after `continuationToken`); `current` says whether the folder
    *  is still the one shown when the listing arrives (another may have been opened meanwhile). */
@@ -91,6 +110,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
 
   const keyOf = (row: Row) => prefix + row.name + (row.folder ? '/' : '')
   const rowOf = (key: string) => rows.find((row) => keyOf(row) === key)
+  const ticked = () => [...selected].map(rowOf).filter((row): row is Row => row !== undefined)
 
   const download = (row: Row) => attempt(async () => {
     if (row.folder) return save(URL.createObjectURL(await api.archive(row.prefix)), `${row.name}.zip`)
@@ -104,6 +124,17 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
       else trashIds.push(...[await api.remove(keyOf(row))].filter((id): id is string => id !== undefined))
     }
     dispatch({ type: 'removed', undo: trashIds.length ? { what: doomed.length === 1 ? `${doomed[0].name} is` : `${doomed.length} items are`, trashIds } : undefined })
+    await load()
+  })
+  /** What is ticked, as one zip saved under the folder's name. */
+  const downloadTicked = () => attempt(async () => {
+    const names = ticked().map((row) => row.name + (row.folder ? '/' : ''))
+    save(URL.createObjectURL(await api.archiveOf(prefix, names)), `${folderName ?? 'My files'}.zip`)
+  })
+  /** Files and folders of this folder (by key) moved or copied into `folder`, each under its name. */
+  const transfer = (operation: 'move' | 'copy', keys: string[], folder: string) => attempt(async () => {
+    for (const key of keys) await api[operation](key, folder + key.slice(prefix.length))
+    dispatch({ type: 'ticked', keys, ticked: false })
     await load()
   })
   const restore = () => attempt(async () => {
@@ -159,7 +190,12 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   async function answer (name: string | undefined) {
     const question = asking
     dispatch({ type: 'asking' })
-    if (!name || !question) return
+    if (name === undefined || !question) return
+    if (question.kind === 'move-ticked' || question.kind === 'copy-ticked') {
+      const folder = name.replace(/^\/+/, '').replace(/\/*$/, '/').replace(/^\/$/, '')
+      return transfer(question.kind === 'move-ticked' ? 'move' : 'copy', question.rows.map(keyOf), folder)
+    }
+    if (!name) return
     if (question.kind === 'folder') {
       const made = `${prefix}${name.replace(/\/+$/, '')}/`
       return attempt(async () => {
@@ -187,13 +223,16 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   /** The folder's rows, or what a search found, as one table does them. */
   const table = (titleId: string, shown: Row[]) => (
     <FileTable api={api} titleId={titleId} rows={shown} sort={sort} onSort={(sort) => dispatch({ type: 'sorted', sort })} selected={selected} keyOf={keyOf} navigate={navigate} onAction={act}
-      onSelect={(keys, ticked) => dispatch({ type: 'ticked', keys, ticked })} />
+      onSelect={(keys, ticked) => dispatch({ type: 'ticked', keys, ticked })} onRemove={remove} onMove={(keys, folder) => transfer('move', keys, folder)}
+      view={view} />
   )
   const folderName = prefix.split('/').filter(Boolean).at(-1)
+  const view = chosenView ?? viewFor(found?.rows ?? rows)
 
   return (
     <section aria-labelledby="folder-title" class={dragging ? 'dropping' : undefined}
-      onDragOver={(event) => { event.preventDefault(); dispatch({ type: 'dragging', dragging: true }) }} onDragLeave={() => dispatch({ type: 'dragging', dragging: false })} onDrop={drop}>
+      onDragOver={(event) => { if (!carriesFiles(event)) return; event.preventDefault(); dispatch({ type: 'dragging', dragging: true }) }}
+      onDragLeave={() => dispatch({ type: 'dragging', dragging: false })} onDrop={(event) => { if (carriesFiles(event)) drop(event) }}>
       <Breadcrumbs prefix={prefix} navigate={navigate} />
       <h1 id="folder-title">{folderName ?? 'My files'}</h1>
       {usage && <p class="usage">{bytes(usage.usedBytes)} used{usage.quotaBytes === null ? '' : ` of ${bytes(usage.quotaBytes)}`}{usage.versionBytes > 0 ? `, ${bytes(usage.versionBytes)} of it earlier versions` : ''}</p>}
@@ -201,10 +240,24 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         <button type="button" onClick={() => chooser.current?.click()}>Upload</button>
         <button type="button" onClick={() => folderChooser.current?.click()}>Upload folder</button>
         <button type="button" onClick={() => dispatch({ type: 'asking', question: { kind: 'folder' } })}>New folder</button>
-        {selected.size > 0 && <button type="button" onClick={() => remove([...selected].map(rowOf).filter((row): row is Row => row !== undefined))}>Delete</button>}
+        <span class="spacer" />
+        <span class="views" role="group" aria-label="View">
+          <button type="button" aria-pressed={view === 'list'} onClick={() => choose('list')}>List</button>
+          <button type="button" aria-pressed={view === 'grid'} onClick={() => choose('grid')}>Grid</button>
+        </span>
         <input ref={chooser} type="file" multiple hidden onChange={chosen} />
         <input ref={folderChooser} type="file" {...{ webkitdirectory: '' }} hidden onChange={chosen} />
       </div>
+      {selected.size > 0 && (
+        <div class="ticked" role="group" aria-label="Selected items">
+          <span>{selected.size} selected</span>
+          <button type="button" onClick={downloadTicked}>Download as zip</button>
+          <button type="button" onClick={() => dispatch({ type: 'asking', question: { kind: 'move-ticked', rows: ticked() } })}>Move</button>
+          <button type="button" onClick={() => dispatch({ type: 'asking', question: { kind: 'copy-ticked', rows: ticked() } })}>Copy</button>
+          <button type="button" class="danger" onClick={() => remove(ticked())}>Delete</button>
+          <button type="button" onClick={() => dispatch({ type: 'ticked', keys: [...selected], ticked: false })}>Clear selection</button>
+        </div>
+      )}
       <form class="search" role="search" onSubmit={(event) => { event.preventDefault(); if ([...query.trim()].length >= 2) void search(query.trim()) }}>
         <input type="search" aria-label={`Search ${folderName ?? 'My files'}`} placeholder="Find files by name" value={query} minLength={2}
           onInput={(event) => setQuery(event.currentTarget.value)} />
@@ -225,6 +278,11 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         <AskName title={`${ask.kind === 'move' ? 'Move' : 'Copy'} ${ask.row.name}`} label={`${ask.kind === 'move' ? 'Move' : 'Copy'} to (a path from My files)`}
           initial={keyOf(ask.row)} action={ask.kind === 'move' ? 'Move' : 'Copy'} onAnswer={answer} />
       )}
+      {(asking?.kind === 'move-ticked' || asking?.kind === 'copy-ticked') && (
+        <AskName title={`${asking.kind === 'move-ticked' ? 'Move' : 'Copy'} ${asking.rows.length === 1 ? asking.rows[0].name : `${asking.rows.length} items`}`}
+          label={`${asking.kind === 'move-ticked' ? 'Move' : 'Copy'} into the folder (a path from My files; empty: My files)`}
+          initial={prefix} action={asking.kind === 'move-ticked' ? 'Move' : 'Copy'} onAnswer={answer} optional />
+      )}
       {error && <p role="alert" class="error">{error}</p>}
       {undo && <p role="status">{undo.what} in the trash. <button type="button" onClick={restore}>Undo</button></p>}
       {found && (
@@ -236,7 +294,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         </section>
       )}
       {!found && table('folder-title', rows)}
-      {!found && !loading && rows.length === 0 && !error && <p>This folder is empty.</p>}
+      {!found && !loading && rows.length === 0 && !error && <p class="empty">This folder is empty. Drop files or folders here, or use Upload or New folder.</p>}
       {!found && next && <button type="button" disabled={loading} onClick={() => load(next)}>Show more</button>}
     </section>
   )

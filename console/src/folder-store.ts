@@ -6,6 +6,8 @@ import type { Choice } from './name-taken.js'
 import type { Row, SortOrder } from './listing.js'
 
 export type Question = { kind: 'folder' } | { kind: 'rename' | 'move' | 'copy' | 'share' | 'preview' | 'versions', row: Row }
+  /** Where what is ticked goes. */
+  | { kind: 'move-ticked' | 'copy-ticked', rows: Row[] }
 
 export interface FolderState {
   rows: Row[]

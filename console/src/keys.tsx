@@ -54,9 +54,9 @@ export function Keys ({ api, onUnauthorized }: { api: Api, onUnauthorized: () =>
           {keys.map((key) => (
             <tr key={key.id} aria-label={key.name || key.start}>
               <th scope="row">{key.name || '(no name)'}</th>
-              <td><code>{key.start}…</code></td>
-              <td>{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : 'never'}</td>
-              <td>{key.expiresAt ? new Date(key.expiresAt).toLocaleDateString() : 'never'}</td>
+              <td data-label="Key"><code>{key.start}…</code></td>
+              <td data-label="Last used">{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : 'never'}</td>
+              <td data-label="Expires">{key.expiresAt ? new Date(key.expiresAt).toLocaleDateString() : 'never'}</td>
               <td class="actions"><button type="button" aria-label={`Revoke ${key.name || key.start}`} onClick={() => attempt(async () => { await api.revokeKey(key.id); await load() })}>Revoke</button></td>
             </tr>
           ))}

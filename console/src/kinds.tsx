@@ -34,12 +34,9 @@ export function Icon ({ glyph }: { glyph: Glyph }) {
   )
 }
 
-// Drawn at 32 CSS pixels: made at twice that for sharp screens.
-const THUMBNAIL_PIXELS = 64
-
 /** A picture's thumbnail once its row is in view (its icon until then, and if it cannot be made);
  *  `etag` names the version, so a changed file is asked for again. */
-export function Thumbnail ({ api, path, etag }: { api: Api, path: string, etag: string }) {
+export function Thumbnail ({ api, path, etag, size }: { api: Api, path: string, etag: string, size: number }) {
   const place = useRef<HTMLSpanElement>(null)
   const [url, setUrl] = useState<string>()
   useEffect(() => {
@@ -50,7 +47,8 @@ export function Thumbnail ({ api, path, etag }: { api: Api, path: string, etag: 
     const seen = new IntersectionObserver((entries) => {
       if (!entries.some((entry) => entry.isIntersecting)) return
       seen.disconnect()
-      api.thumbnail(path, THUMBNAIL_PIXELS).then((blob) => {
+      // Made at twice the size drawn, for sharp screens.
+      api.thumbnail(path, size * 2).then((blob) => {
         if (gone) return
         made = URL.createObjectURL(blob)
         setUrl(made)
@@ -62,12 +60,16 @@ export function Thumbnail ({ api, path, etag }: { api: Api, path: string, etag: 
       seen.disconnect()
       if (made) URL.revokeObjectURL(made)
     }
-  }, [path, etag])
-  return <span ref={place} class="glyph">{url ? <img class="thumbnail" src={url} alt="" width={32} height={32} /> : <Icon glyph="image" />}</span>
+  }, [path, etag, size])
+  return <span ref={place} class="glyph">{url ? <img class="thumbnail" src={url} alt="" width={size} height={size} /> : <Icon glyph="image" />}</span>
 }
 
-/** A row's picture: a thumbnail for a picture the service reads, else the icon of its kind. */
-export function RowGlyph ({ api, name, path, folder, etag }: { api: Api, name: string, path: string, folder: boolean, etag?: string }) {
-  if (!folder && etag !== undefined && THUMBNAILED.has(extensionOf(name))) return <Thumbnail api={api} path={path} etag={etag} />
+/** Whether the service makes thumbnails of a file of this name. */
+export const hasThumbnail = (name: string) => THUMBNAILED.has(extensionOf(name))
+
+/** A row's picture, drawn `size` CSS pixels square (32 in a list; the stylesheet sizes it): a thumbnail for a picture the service
+ *  reads, else the icon of its kind. */
+export function RowGlyph ({ api, name, path, folder, etag, size = 32 }: { api: Api, name: string, path: string, folder: boolean, etag?: string, size?: number }) {
+  if (!folder && etag !== undefined && hasThumbnail(name)) return <Thumbnail api={api} path={path} etag={etag} size={size} />
   return <span class="glyph"><Icon glyph={glyphOf(name, folder)} /></span>
 }

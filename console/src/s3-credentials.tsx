@@ -8,7 +8,7 @@ export const offersS3 = () => document.querySelector<HTMLMetaElement>('meta[name
 
 /** S3 credentials, beside the API keys: a new one's secret is shown once; others are listed and revoked. */
 export function S3Credentials ({ api, onUnauthorized }: { api: Api, onUnauthorized: () => void }) {
-  const [credentials, setCredentials] = useState<S3CredentialSummary[]>([])
+  const [credentials, setCredentials] = useState<S3CredentialSummary[]>()
   const [name, setName] = useState('')
   const [created, setCreated] = useState<{ accessKeyId: string, secretAccessKey: string }>()
   const { error, attempt } = useAction(onUnauthorized)
@@ -42,21 +42,27 @@ export function S3Credentials ({ api, onUnauthorized }: { api: Api, onUnauthoriz
           <p>Secret access key <output aria-label="Secret access key">{created.secretAccessKey}</output> <CopyButton text={created.secretAccessKey} label="Copy the secret" attempt={attempt} /></p>
         </div>
       )}
-      <table aria-labelledby="s3-title">
-        <thead><tr><th scope="col">Name</th><th scope="col">Access key id</th><th scope="col">Last used</th><th scope="col"><span class="hidden">Actions</span></th></tr></thead>
-        <tbody>
-          {credentials.map((credential) => (
-            <tr key={credential.accessKeyId} aria-label={credential.name}>
-              <th scope="row">{credential.name}</th>
-              <td><code>{credential.accessKeyId}</code></td>
-              <td>{credential.lastUsedAt ? new Date(credential.lastUsedAt).toLocaleString() : 'never'}</td>
-              <td class="actions">
-                <button type="button" aria-label={`Revoke ${credential.name} (${credential.accessKeyId})`} onClick={() => attempt(async () => { await api.revokeS3Credential(credential.accessKeyId); await load() })}>Revoke</button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {credentials?.length === 0 && !created && (
+        <p class="empty">No S3 credentials yet. Name one above (the machine or tool it is for) and create it: the AWS CLI, rclone,
+          boto3 or restic then reach your files with its access key id and secret, and you can revoke it here on its own.</p>
+      )}
+      {credentials && credentials.length > 0 && (
+        <table aria-labelledby="s3-title">
+          <thead><tr><th scope="col">Name</th><th scope="col">Access key id</th><th scope="col">Last used</th><th scope="col"><span class="hidden">Actions</span></th></tr></thead>
+          <tbody>
+            {credentials.map((credential) => (
+              <tr key={credential.accessKeyId} aria-label={credential.name}>
+                <th scope="row">{credential.name}</th>
+                <td data-label="Access key id"><code>{credential.accessKeyId}</code></td>
+                <td data-label="Last used">{credential.lastUsedAt ? new Date(credential.lastUsedAt).toLocaleString() : 'never'}</td>
+                <td class="actions">
+                  <button type="button" aria-label={`Revoke ${credential.name} (${credential.accessKeyId})`} onClick={() => attempt(async () => { await api.revokeS3Credential(credential.accessKeyId); await load() })}>Revoke</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
     </section>
   )
 }

@@ -24,8 +24,8 @@ export function Trash ({ api, onUnauthorized }: { api: Api, onUnauthorized: () =
             {items.map((item) => (
               <tr key={item.id} aria-label={item.key}>
                 <th scope="row">{item.key}</th>
-                <td>{new Date(item.deletedAt).toLocaleString()}</td>
-                <td>{new Date(item.expiresAt).toLocaleDateString()}</td>
+                <td data-label="Deleted">{new Date(item.deletedAt).toLocaleString()}</td>
+                <td data-label="Expires">{new Date(item.expiresAt).toLocaleDateString()}</td>
                 <td class="actions">
                   <button type="button" aria-label={`Restore ${item.key}`} onClick={then(() => api.restore(item.id))}>Restore</button>
                   <button type="button" aria-label={`Purge ${item.key}`} onClick={then(() => api.purge(item.id))}>Purge</button>

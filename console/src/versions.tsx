@@ -41,7 +41,8 @@ export function Versions ({ api, path, onRestored, onClose, onUnauthorized }: Ve
 
   return (
     <dialog ref={dialog} aria-labelledby="versions-title" onClose={onClose}>
-      <h2 id="versions-title">Versions of {path}</h2>
+      {/* The file's name, cut with an ellipsis when it is longer than the dialog (its path on hover). */}
+      <h2 id="versions-title" class="title-cut">Versions of <span title={path}>{path.split('/').at(-1)}</span></h2>
       <p>Earlier versions are kept when the file is replaced; restoring one keeps the current file as a version too.</p>
       {error && <p role="alert" class="error">{error}</p>}
       {restored && <p role="status">The version of {restored} is the file again.</p>}
@@ -52,8 +53,8 @@ export function Versions ({ api, path, onRestored, onClose, onUnauthorized }: Ve
           <tbody>
             {versions.map((version) => (
               <tr key={version.id}>
-                <td>{new Date(version.lastModified).toLocaleString()}</td>
-                <td>{bytes(version.size)}</td>
+                <td data-label="Written">{new Date(version.lastModified).toLocaleString()}</td>
+                <td data-label="Size">{bytes(version.size)}</td>
                 <td class="inline">
                   <button type="button" aria-label={`Download the version of ${new Date(version.lastModified).toLocaleString()}`} onClick={() => download(version)}>Download</button>
                   <button type="button" aria-label={`Restore the version of ${new Date(version.lastModified).toLocaleString()}`} onClick={() => restore(version)}>Restore</button>

@@ -61,7 +61,30 @@ export async function signInWithKey (page: Page, url: string, key: string) {
   await page.goto(`${url}/console/`)
   await page.getByLabel('API key').fill(key)
   await page.getByLabel('API key').press('Enter')
-  await page.getByRole('table').waitFor()
+  await page.locator('table.files, ul.grid').first().waitFor()
+}
+
+/** Every word shown in `selector` that the page breaks across two lines (a Range over a word has one
+ *  box per line it is drawn on): "Rest/ore", "12/28/20/26". */
+export async function splitWords (page: Page, selector = 'main, dialog[open]'): Promise<string[]> {
+  return await page.evaluate((selector) => {
+    const split: string[] = []
+    for (const root of document.querySelectorAll(selector)) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT)
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const element = node.parentElement
+        if (!element || element.getClientRects().length === 0 || getComputedStyle(element).textOverflow === 'ellipsis') continue
+        for (const match of (node.textContent ?? '').matchAll(/\S+/g)) {
+          const range = document.createRange()
+          range.setStart(node, match.index)
+          range.setEnd(node, match.index + match[0].length)
+          const lines = new Set([...range.getClientRects()].filter((box) => box.width > 0).map((box) => Math.round(box.top)))
+          if (lines.size > 1) split.push(match[0])
+        }
+      }
+    }
+    return split
+  }, selector)
 }
 
 /** A row's action from its menu ("More actions for <name>"), opened as a person opens it. */
