@@ -585,11 +585,15 @@ async function main () {
         const key = ((await created.json()) as { key: string }).key
         await fillFolder(service, jwt, 'console/many/', 10_000)
         await fillFolder(service, jwt, 'console/few/', 100)
-        const times = await timeToFirstRow(service, key, ['console/many/', 'console/few/'])
+        await fillFolder(service, jwt, 'console/thousand/', 1000)
+        const times = await timeToFirstRow(service, key, ['console/many/', 'console/few/', 'console/thousand/'])
         const many = times['console/many/']
         const few = times['console/few/']
+        const thousand = times['console/thousand/']
         console.log(`fs: navigation to the first row: ${many.firstRow.toFixed(0)} ms in a folder of 10,000 files, ${few.firstRow.toFixed(0)} ms in one of 100; the next 100 rows of 10,000 ${many.nextPage.toFixed(0)} ms`)
         check('console: first row, 10,000 files / 100 files', many.firstRow / few.firstRow, atMost(1.5))
+        console.log(`fs: a folder of 1,000 files, navigation to its first 100 rows drawn (icons, menus, dates): ${thousand.firstPage.toFixed(0)} ms`)
+        check('console: files view of 1,000 entries ready (ms)', thousand.firstPage, atMost(1000))
       } finally {
         child.kill('SIGTERM')
       }
