@@ -7,6 +7,7 @@ import { createApiKeyRepository } from '../db/api-keys.js'
 import { openDatabase } from '../db/dialect.js'
 import { migrateToLatest } from '../db/migrations.js'
 import { createOrganizationRepository } from '../db/organizations.js'
+import { createPeopleRepository } from '../db/people.js'
 import type { Database } from '../db/types.js'
 import { createUsageRepository, orgSubject, userSubject } from '../db/usage.js'
 import { createKeyService } from '../keys/service.js'
@@ -67,6 +68,26 @@ async function createKey (args: string[], io: CliIo) {
   })
 }
 
+/** A person's email, name and organization, for people who sign in with API keys only (their
+ *  identity provider's claims set them for everyone else): what a share is made with. */
+async function person (args: string[], io: CliIo) {
+  const { values } = parseArgs({
+    args, options: { user: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, org: { type: 'string' }, json: { type: 'boolean' } }
+  })
+  const { user, email, name, org } = values
+  if (!user) throw new UsageError('person needs --user, and --email, --name or --org to set')
+  if (!isSafeSegment(user)) throw new UsageError('--user must be a safe path segment (letters, digits, . _ @ | + = : ~ -)')
+  if (email === undefined && name === undefined && org === undefined) throw new UsageError('person needs --email, --name or --org to set')
+  if (email !== undefined && !(email.length <= 320 && /^[^\s@]+@[^\s@]+$/.test(email))) throw new UsageError('--email is an address such as ada@example.org')
+  if (name !== undefined && !(name.trim() !== '' && name.length <= 256)) throw new UsageError('--name is 1 to 256 characters')
+  if (org !== undefined && !isSafeSegment(org)) throw new UsageError('--org must be a safe path segment, as the organization ids the sign-in gives')
+  return withDatabase(io, false, async (db) => {
+    const people = createPeopleRepository(db)
+    const known = await people.find(user)
+    return await people.note(user, { orgId: org ?? known?.orgId ?? null, email, name: name?.trim() })
+  })
+}
+
 async function setQuota (args: string[], io: CliIo) {
   const { values } = parseArgs({
     args, options: { user: { type: 'string' }, org: { type: 'string' }, bytes: { type: 'string' }, none: { type: 'boolean' }, json: { type: 'boolean' } }
@@ -122,6 +143,7 @@ export async function runAdmin ([command, ...args]: string[], io: CliIo) {
   if (command === 'create-org') return createOrg(args, io)
   if (command === 'create-key') return createKey(args, io)
   if (command === 'set-quota') return setQuota(args, io)
+  if (command === 'person') return person(args, io)
   if (command === 'usage') return usage(args, io)
   throw new UsageError(command ? `unknown admin command "${command}"\n${ADMIN_HELP}` : ADMIN_HELP)
 }

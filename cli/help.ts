@@ -2,6 +2,9 @@ export const ADMIN_HELP = `Admin commands work on DATABASE_URL directly and prin
 a SQLite database that does not exist yet is created only with --init:
   stowage admin create-org --name N [--aws-account-id A] [--auth-mode platform|aws-sso] [--init]
   stowage admin create-key --user U [--org O] [--name N] [--init]
+  stowage admin person --user U [--email E] [--name N] [--org O]
+                          a person's email, name and organization, as shares find them (for people
+                          who use API keys only: a sign-in's claims set them for the others)
   stowage admin set-quota --user U | --org O --bytes N | --none
                           a user's own quota, else the organization's, else QUOTA_BYTES
   stowage admin reindex [--user U]

@@ -484,6 +484,28 @@ migrations['2026-12-05-image-cache'] = {
   }
 }
 
+migrations['2026-12-06-people'] = {
+  async up (db: Kysely<any>) {
+    // A row per person authenticated (DESIGN §13): who a share can be made with, found by the start
+    // of their email or name within their organization. The lower-cased copies are what is searched.
+    await db.schema
+      .createTable('people')
+      .addColumn('user_id', 'varchar(255)', (col) => col.primaryKey())
+      .addColumn('org_id', 'varchar(255)')
+      .addColumn('email', 'text')
+      .addColumn('name', 'text')
+      .addColumn('email_folded', 'text')
+      .addColumn('name_folded', 'text')
+      .addColumn('updated_at', 'varchar(32)', (col) => col.notNull())
+      .execute()
+    await db.schema.createIndex('people_org_email').on('people').columns(['org_id', 'email_folded']).execute()
+    await db.schema.createIndex('people_org_name').on('people').columns(['org_id', 'name_folded']).execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('people').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

@@ -248,6 +248,16 @@ export interface ImageCacheTable {
   made_at: Timestamp
 }
 
+export interface PeopleTable {
+  user_id: string
+  org_id: string | null
+  email: string | null
+  name: string | null
+  email_folded: string | null
+  name_folded: string | null
+  updated_at: Timestamp
+}
+
 export interface Database {
   organizations: OrganizationsTable
   api_keys: ApiKeysTable
@@ -272,6 +282,7 @@ export interface Database {
   names: NamesTable
   name_builds: NameBuildsTable
   image_cache: ImageCacheTable
+  people: PeopleTable
 }
 
 export type Organization = Selectable<OrganizationsTable>

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandl
 import type { Kysely } from 'kysely'
 import type { Database } from '../db/types.js'
 import type { KeyService } from '../keys/service.js'
+import type { People } from '../identity/people.js'
 import type { FileService } from '../storage/files.js'
 import type { Quotas } from '../storage/quotas.js'
 import type { Metrics } from '../metrics/metrics.js'
@@ -59,6 +60,8 @@ export interface StowageDecorators {
   /** Usage and quotas, per user. */
   stowageQuotas: Quotas
   stowageKeys: KeyService
+  /** The people Stowage has authenticated, for shares: noted by the authentication chain. */
+  stowagePeople: People
   stowageIdentity: IdentityService
   /** The authentication chain as one hook: JWT, then API key, then AWS-signed identity. */
   stowageAuthenticate: preHandlerHookHandler

@@ -25,7 +25,13 @@ export interface JwtVerifierOptions {
 export interface TokenClaims {
   userId: unknown
   orgId: unknown
+  /** What the token names the person, when it does: `email`, and `name` (else `preferred_username`). */
+  email?: string
+  name?: string
 }
+
+/** A claim that names the person, kept when it is text of a sensible length (an address is at most 320 characters, RFC 3696). */
+const text = (value: unknown, longest: number) => typeof value === 'string' && value.trim() !== '' && value.length <= longest ? value.trim() : undefined
 
 export const CLOCK_TOLERANCE_MS = 60_000
 const ACCESS_TOKEN_TYPE = /^(application\/)?at\+jwt$/i
@@ -76,7 +82,7 @@ export function createJwtVerifier (options: JwtVerifierOptions) {
       if (!options.audience && options.clientId && audiencesOf(payload).includes(options.clientId) && !ACCESS_TOKEN_TYPE.test(String(header.typ))) {
         throw new Error('a token issued to the service\'s own client (an ID token) is not an access token')
       }
-      return { userId: payload[options.userClaim], orgId: payload[options.orgClaim] }
+      return { userId: payload[options.userClaim], orgId: payload[options.orgClaim], email: text(payload.email, 320), name: text(payload.name, 256) ?? text(payload.preferred_username, 256) }
     }
   }
 }

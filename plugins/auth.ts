@@ -51,6 +51,9 @@ export function bearerToken (request: FastifyRequest): string | undefined {
 // does not capture a stack trace per method per request.
 const REFUSED = new UnauthorizedError()
 
+/** What a JWT named the person it authenticated, for their row (DESIGN §13's people). */
+const profiles = new WeakMap<FastifyRequest, { email?: string, name?: string }>()
+
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 
 /** Checks a resolved identity before it is used as a storage folder and an owner. */
@@ -79,6 +82,7 @@ function jwtAuthenticator (app: FastifyInstance): Authenticator | undefined {
         throw REFUSED
       }
       acceptCaller(request, claims, { method: 'jwt' })
+      profiles.set(request, { email: claims.email, name: claims.name })
     }
   }
 }
@@ -217,10 +221,12 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
     const applied = chain.find((method) => method.applies(request))
     return applied ? applied.name ?? 'custom' : 'none'
   }
+  const people = app.hasDecorator('stowagePeople') ? stowageOf(app).stowagePeople : undefined
   const authenticate: preHandlerHookHandler = function (request, reply, done) {
     runChain.call(this, request, reply, (error?: Error) => {
       const status = (error as { statusCode?: number } | undefined)?.statusCode
       onOutcome?.(methodOf(request), error ? RESULTS[status ?? 0] ?? 'unavailable' : 'ok')
+      if (!error && people) return people.noted(request.userId, { orgId: request.orgId, ...profiles.get(request) }).then(() => done(), done)
       if (status !== 401) return done(error)
       // Counted before the answer, so that the next attempt, on any instance, sees it.
       countFailure(request).then(() => done(error), () => done(error))

@@ -43,6 +43,7 @@ export const openapiPlugin = fp<OpenApiPluginOptions>(async (app, { version = '0
         { name: 's3', description: 'Credentials for the S3 endpoint (S3_API_PORT)' },
         { name: 'auth', description: 'Token refresh and storage location' },
         { name: 'keys', description: 'API keys' },
+        { name: 'people', description: 'Who you are, and the people of your organization you can share with' },
         { name: 'health', description: 'Liveness and readiness' }
       ],
       components: { securitySchemes: { ...SECURITY_SCHEMES } }

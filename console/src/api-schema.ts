@@ -640,6 +640,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who you are to Stowage */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** People of your organization, found by the start of their email or name */
+        get: operations["findPeople"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/images/{path}": {
         parameters: {
             query?: never;
@@ -1021,6 +1055,24 @@ export interface components {
             /** @description The declared length of your unfinished resumable uploads */
             uploadBytes: number;
             fileCount: number;
+        };
+        StowagePerson: {
+            userId: string;
+            /** @description From the identity provider's `email` claim, or set by `stowage admin person` */
+            email?: string;
+            /** @description From the `name` claim (else `preferred_username`), or set by `stowage admin person` */
+            name?: string;
+        };
+        StowageMe: {
+            userId: string;
+            /** @description Your organization; people share within it */
+            orgId: string | null;
+            email?: string;
+            name?: string;
+        };
+        StowagePeople: {
+            /** @description At most 20, you left out */
+            people: components["schemas"]["StowagePerson"][];
         };
         /** @description A download link of an image: the image transformed, as GET /api/images/{path} sends it */
         StowageImageTransform: {
@@ -4509,6 +4561,124 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StowageUsage"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your id, organization, and what your sign-in names you */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageMe"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    findPeople: {
+        parameters: {
+            query: {
+                /** @description The start of a person's email or name, in any case: 2 characters at least */
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description At most 20 people, you left out */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowagePeople"];
+                };
+            };
+            /** @description The request is malformed; `error` says how */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
                 };
             };
             /** @description No credentials, or none that any method accepts (the same answer whichever failed) */

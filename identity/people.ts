@@ -1,0 +1,27 @@
+import type { PeopleRepository, Profile } from '../db/people.js'
+
+/** People an instance remembers having noted as they are: past this, the least recently noted go. */
+const REMEMBERED = 10_000
+
+/**
+ * The people Stowage has authenticated (DESIGN §13), noted as each authenticates: a person's row is
+ * read once an instance first sees them and written only when their organization, email or name
+ * changed, never once a request.
+ */
+export function createPeople (repository: PeopleRepository) {
+  const noted = new Map<string, string>()
+  return {
+    find: repository.find,
+    search: repository.search,
+    async noted (userId: string, profile: Profile) {
+      const said = JSON.stringify([profile.orgId, profile.email ?? null, profile.name ?? null])
+      if (noted.get(userId) === said) return
+      await repository.note(userId, profile)
+      noted.delete(userId)
+      noted.set(userId, said)
+      if (noted.size > REMEMBERED) noted.delete(noted.keys().next().value as string)
+    }
+  }
+}
+
+export type People = ReturnType<typeof createPeople>
