@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import sharp from 'sharp'
 import { bearer, buildTestApp } from './helpers/app.js'
@@ -24,6 +25,20 @@ async function serving (t: Test, files: Array<[string, Buffer | string]>, view?:
   return { url, key, page, problems: pageProblems(page) }
 }
 
+/** Until every thumbnail asked for (`asked`) is drawn `pixels` wide in `selector`, and none more is
+ *  asked for meanwhile. */
+async function thumbnailsSettled (page: Page, asked: string[], selector: string, pixels: number) {
+  const drawn = () => page.evaluate(({ selector, pixels }) => [...document.querySelectorAll<HTMLImageElement>(selector)]
+    .filter((image) => image.complete && image.naturalWidth === pixels).length, { selector, pixels })
+  let seen = -1
+  await waitFor(async () => {
+    const settled = asked.length > 0 && asked.length === seen && await drawn() === asked.length
+    seen = asked.length
+    return settled
+  }, { what: 'the thumbnails in view drawn' })
+  return drawn
+}
+
 t.test('thumbnails are asked for only for the rows in view, and the rest as they come into view', { skip }, async (t) => {
   const pictures = 60
   const files: Array<[string, Buffer | string]> = [['notes.md', '# notes'], ['code.ts', 'let a = 1'], ['clip.mp4', 'not really'], ['box.zip', 'PK'], ['docs/a.txt', 'a']]
@@ -38,14 +53,7 @@ t.test('thumbnails are asked for only for the rows in view, and the rest as they
   const table = page.getByRole('table')
   await table.getByRole('row', { name: 'photo-59.png' }).waitFor()
 
-  const drawn = () => page.evaluate(() => [...document.querySelectorAll<HTMLImageElement>('img.thumbnail')].filter((image) => image.complete && image.naturalWidth === 64).length)
-  // Until every thumbnail asked for is drawn, and none is asked for meanwhile.
-  let seen = -1
-  await waitFor(async () => {
-    const settled = asked.length > 0 && asked.length === seen && await drawn() === asked.length
-    seen = asked.length
-    return settled
-  }, { what: 'the thumbnails in view drawn' })
+  const drawn = await thumbnailsSettled(page, asked, 'img.thumbnail', 64)
   const inView = asked.length
   const rowsInView = await page.evaluate(() => [...document.querySelectorAll('tr[aria-label^="photo-"] .glyph')]
     .filter((row) => { const { top, bottom } = row.getBoundingClientRect(); return bottom > 0 && top < window.innerHeight }).length)
@@ -119,6 +127,8 @@ t.test('one line a row at 1280 and 360 px: long names cut, never split; the row 
   await more.focus()
   await page.keyboard.press('Enter')
   const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))
+  // The menu is drawn, then its first item focused: after the key's event, not within it.
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Download numbers.txt')
   t.equal(await focused(), 'Download numbers.txt', 'the first item has the focus')
   await page.keyboard.press('ArrowDown')
   t.equal(await focused(), 'Share numbers.txt')
@@ -154,13 +164,7 @@ t.test('a folder of pictures opens as a grid of thumbnails, asked for as cards c
   t.equal(await page.getByRole('button', { name: 'Grid' }).getAttribute('aria-pressed'), 'true', 'a grid, unasked: the folder is mostly pictures')
   t.same(await grid.getByRole('listitem').evaluateAll((items) => items.slice(0, 2).map((item) => item.getAttribute('aria-label'))), ['album', 'notes.md'], 'the folder first, then the files by name')
 
-  const drawn = () => page.evaluate(() => [...document.querySelectorAll<HTMLImageElement>('.grid img.thumbnail')].filter((image) => image.complete && image.naturalWidth === 256).length)
-  let seen = -1
-  await waitFor(async () => {
-    const settled = asked.length > 0 && asked.length === seen && await drawn() === asked.length
-    seen = asked.length
-    return settled
-  }, { what: 'the thumbnails of the cards in view drawn' })
+  await thumbnailsSettled(page, asked, '.grid img.thumbnail', 256)
   const cardsInView = await page.evaluate(() => [...document.querySelectorAll('.grid li[aria-label^="shot-"] .glyph')]
     .filter((glyph) => { const { top, bottom } = glyph.getBoundingClientRect(); return bottom > 0 && top < window.innerHeight }).length)
   t.ok(asked.length > 0 && asked.length < pictures, `${asked.length} of ${pictures} thumbnails asked for`)

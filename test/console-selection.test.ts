@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
+import type { Page } from 'playwright-core'
 import t, { type Test } from 'tap'
 import yauzl from 'yauzl'
 import { bearer, buildTestApp } from './helpers/app.js'
@@ -20,6 +21,13 @@ async function zipNames (zip: Buffer): Promise<string[]> {
     archive.readEntry()
   })
   return names.sort()
+}
+
+/** Types `text` over what the focused field holds, and Enter. */
+async function retype (page: Page, text: string) {
+  await page.keyboard.press('Control+A')
+  await page.keyboard.type(text)
+  await page.keyboard.press('Enter')
 }
 
 /** A service holding `files` for a person, and the console signed in at 1280 × 800. */
@@ -87,9 +95,7 @@ t.test('ticked files and folders: zipped, moved, copied and deleted from their b
   await page.keyboard.press('Enter')
   const copy = page.getByRole('dialog', { name: 'Copy 2 items' })
   await copy.waitFor()
-  await page.keyboard.press('Control+A')
-  await page.keyboard.type('dest/')
-  await page.keyboard.press('Enter')
+  await retype(page, 'dest/')
   await copy.waitFor({ state: 'detached' })
   await waitFor(async () => await exists('dest/b.txt') && await exists('dest/c.md'), { what: 'the copies in dest/' })
   t.ok(await exists('b.txt') && await exists('c.md'), 'copies: the originals stay')
@@ -99,9 +105,7 @@ t.test('ticked files and folders: zipped, moved, copied and deleted from their b
   await page.keyboard.press('F2')
   const rename = page.getByRole('dialog', { name: 'Rename zeta.txt' })
   await rename.waitFor()
-  await page.keyboard.press('Control+A')
-  await page.keyboard.type('omega.txt')
-  await page.keyboard.press('Enter')
+  await retype(page, 'omega.txt')
   await table.getByRole('row', { name: 'omega.txt' }).waitFor()
   await table.getByRole('row', { name: 'omega.txt' }).focus()
   await page.keyboard.press('Delete')
