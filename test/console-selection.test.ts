@@ -67,6 +67,12 @@ t.test('ticked files and folders: zipped, moved, copied and deleted from their b
   t.equal(zip.suggestedFilename(), 'My files.zip')
   t.same(await zipNames(await readFile((await zip.path())!)), ['a.txt', 'photos/p.txt'], 'the zip holds what was ticked, the folder whole')
   await screenshot(page, 'selection')
+  // axe in both colour schemes, with the bar, the pressed view button and the ticked rows shown.
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme })
+    t.same(await accessibilityProblems(page), [], `axe finds nothing serious, ${colorScheme}`)
+  }
+  await page.emulateMedia({ colorScheme: null })
 
   await bar.getByRole('button', { name: 'Move' }).click()
   const move = page.getByRole('dialog', { name: 'Move 2 items' })
