@@ -42,7 +42,9 @@ export function createPeopleRepository (db: Kysely<Database>) {
      */
     async note (userId: string, profile: Profile): Promise<Person> {
       const known = await this.find(userId)
-      const person: Person = { userId, orgId: profile.orgId, ...(profile.email ?? known?.email ? { email: profile.email ?? known?.email } : {}), ...(profile.name ?? known?.name ? { name: profile.name ?? known?.name } : {}) }
+      const email = profile.email ?? known?.email
+      const name = profile.name ?? known?.name
+      const person: Person = { userId, orgId: profile.orgId, ...(email ? { email } : {}), ...(name ? { name } : {}) }
       if (known && known.orgId === person.orgId && known.email === person.email && known.name === person.name) return known
       const row = {
         org_id: person.orgId,

@@ -39,6 +39,6 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const text = request.query.q.trim()
     if ([...text].length < 2) throw new BadRequestError('q must be at least 2 characters: the start of a person\'s email or name')
     const found = await people.search(request.orgId, text, request.userId)
-    return { people: found.map(({ userId, email, name }) => ({ userId, ...(email ? { email } : {}), ...(name ? { name } : {}) })) }
+    return { people: found.map(({ orgId, ...person }) => person) }
   })
 }

@@ -98,14 +98,18 @@ export function FileTable ({ api, titleId, rows, sort, onSort, selected, onSelec
     <input type="checkbox" aria-label={`Select ${row.name}`} checked={selected.has(keyOf(row))}
       onChange={(event) => onSelect([keyOf(row)], event.currentTarget.checked)} />
   )
+  /** Every action of a row, in its menu (a list's row and a grid's card alike). */
+  const menu = (row: Row) => (
+    <Menu label={`More actions for ${row.name}`} items={(row.folder ? FOLDER_ACTIONS : FILE_ACTIONS).map((action) => (
+      { label: LABELS[action], name: `${LABELS[action]} ${row.name}`, danger: action === 'delete', run: () => onAction(action, row) }
+    ))} />
+  )
   const actions = (row: Row) => (
     <>
       {(row.folder ? FOLDER_ACTIONS : FILE_ACTIONS).filter((action) => AT_HAND.includes(action)).map((action) => (
         <button key={action} type="button" class="at-hand" aria-label={`${LABELS[action]} ${row.name}`} onClick={() => onAction(action, row)}>{LABELS[action]}</button>
       ))}
-      <Menu label={`More actions for ${row.name}`} items={(row.folder ? FOLDER_ACTIONS : FILE_ACTIONS).map((action) => (
-        { label: LABELS[action], name: `${LABELS[action]} ${row.name}`, danger: action === 'delete', run: () => onAction(action, row) }
-      ))} />
+      {menu(row)}
     </>
   )
 
@@ -167,9 +171,7 @@ export function FileTable ({ api, titleId, rows, sort, onSort, selected, onSelec
               <span class="card-name">{tick(row)}{name(row)}</span>
               <span class="card-foot">
                 <span class="meta">{row.folder ? 'Folder' : <>{bytes(row.size)} · <When iso={row.lastModified} /></>}</span>
-                <Menu label={`More actions for ${row.name}`} items={(row.folder ? FOLDER_ACTIONS : FILE_ACTIONS).map((action) => (
-                  { label: LABELS[action], name: `${LABELS[action]} ${row.name}`, danger: action === 'delete', run: () => onAction(action, row) }
-                ))} />
+                {menu(row)}
               </span>
             </li>
           ))}

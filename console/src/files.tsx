@@ -128,7 +128,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   })
   /** What is ticked, as one zip saved under the folder's name. */
   const downloadTicked = () => attempt(async () => {
-    const names = ticked().map((row) => row.name + (row.folder ? '/' : ''))
+    const names = ticked().map((row) => keyOf(row).slice(prefix.length))
     save(URL.createObjectURL(await api.archiveOf(prefix, names)), `${folderName ?? 'My files'}.zip`)
   })
   /** Files and folders of this folder (by key) moved or copied into `folder`, each under its name. */
