@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { Algorithm } from 'fast-jwt'
 import { trustProxy, type Config } from './config.js'
 import type { StowageDecorators } from './http/decorators.js'
 import { buildS3Endpoint } from './s3/endpoint.js'
@@ -8,11 +7,13 @@ import { createS3MetadataRepository } from './db/s3-metadata.js'
 import { clientErrorHandler, frameworkErrors, notFoundHandler } from './plugins/errors.js'
 import { requestDeadlinePlugin } from './plugins/request-deadline.js'
 import { requestIdGenerator } from './http/request-id.js'
+import { sharedCompilers } from './http/schema-compilers.js'
 import { createMetrics } from './metrics/metrics.js'
 import type { Duplex } from 'node:stream'
 import type { Tracing } from './tracing/sdk.js'
 import { withoutLinkToken } from './storage/links.js'
-import { stowage, type StowageOptions } from './plugins/stowage.js'
+import { stowage } from './plugins/stowage.js'
+import { stowageOptions } from './stowage-options.js'
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -51,6 +52,7 @@ export async function buildApp (config: Config, { logStream, tracing }: BuildOpt
     },
     // A number is not a name, and an unknown field is a mistake to report, not to drop silently.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    schemaController: { compilersFactory: sharedCompilers },
     frameworkErrors,
     clientErrorHandler: metrics
       ? (error, socket) => {
@@ -123,85 +125,4 @@ export async function buildApp (config: Config, { logStream, tracing }: BuildOpt
   return Object.assign(services, { s3Endpoint })
 }
 
-/** The `stowage` plugin's options from the environment's configuration. */
-export function stowageOptions (config: Config): StowageOptions {
-  return {
-    database: {
-      url: config.DATABASE_URL,
-      connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
-      poolWaitMs: config.DATABASE_POOL_WAIT_MS,
-      queryTimeoutMs: config.DATABASE_QUERY_TIMEOUT_MS,
-      poolSize: config.DATABASE_POOL_SIZE
-    },
-    storage: {
-      driver: config.STORAGE_DRIVER,
-      dir: config.STORAGE_DIR,
-      bucket: config.S3_BUCKET,
-      region: config.S3_REGION,
-      endpoint: config.S3_ENDPOINT,
-      forcePathStyle: config.S3_FORCE_PATH_STYLE,
-      connectTimeoutMs: config.S3_CONNECT_TIMEOUT_MS,
-      timeoutMs: config.S3_TIMEOUT_MS,
-      idleTimeoutMs: config.S3_IDLE_TIMEOUT_MS,
-      root: config.STORAGE_ROOT,
-      maxFileBytes: config.MAX_FILE_BYTES,
-      maxUploadBytes: config.MAX_UPLOAD_BYTES,
-      trashRetentionDays: config.TRASH_RETENTION_DAYS,
-      versionRetentionDays: config.VERSION_RETENTION_DAYS,
-      quotaBytes: config.QUOTA_BYTES,
-      imageCacheBytes: config.IMAGE_CACHE_BYTES
-    },
-    images: { maxPixels: config.IMAGE_MAX_PIXELS, concurrency: config.IMAGE_CONCURRENCY },
-    changes: { retentionDays: config.CHANGES_RETENTION_DAYS },
-    webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
-    s3Credentials: { key: config.S3_CREDENTIALS_KEY, sessionTtlSeconds: config.CREDENTIALS_TTL_SECONDS },
-    uploads: { memoryBytes: config.UPLOAD_MEMORY_BYTES, timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, expirySeconds: config.UPLOAD_EXPIRY_SECONDS },
-    operations: { folderBudgetMs: config.FOLDER_OPERATION_BUDGET_MS },
-    health: { timeoutMs: config.HEALTH_TIMEOUT_MS },
-    identity: {
-      issuer: config.JWT_ISSUER,
-      audience: config.JWT_AUDIENCE,
-      jwksUrl: config.JWT_JWKS_URL,
-      algorithms: config.JWT_ALGORITHMS.split(',') as Algorithm[],
-      userClaim: config.JWT_USER_CLAIM,
-      orgClaim: config.JWT_ORG_CLAIM,
-      tokenUrl: config.OIDC_TOKEN_URL,
-      clientId: config.OIDC_CLIENT_ID,
-      clientSecret: config.OIDC_CLIENT_SECRET,
-      scope: config.OIDC_SCOPE,
-      publicUrl: config.PUBLIC_URL,
-      stsEndpoint: config.STS_ENDPOINT,
-      stsRegion: config.STS_REGION,
-      credentialsRoleArn: config.CREDENTIALS_ROLE_ARN,
-      credentialsTtlSeconds: config.CREDENTIALS_TTL_SECONDS,
-      awsAuthServerId: config.AWS_AUTH_SERVER_ID,
-      upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      stsConcurrency: config.STS_CONCURRENCY
-    },
-    keys: {
-      prefix: config.API_KEY_PREFIX,
-      bcryptCost: config.API_KEY_BCRYPT_COST,
-      failuresPerKey: config.AUTH_FAILURES_PER_KEY,
-      failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000,
-      bcryptConcurrency: config.BCRYPT_CONCURRENCY
-    },
-    auth: {
-      failuresPerAddress: config.AUTH_FAILURES_PER_ADDRESS,
-      failureWindowMs: config.AUTH_FAILURE_WINDOW_SECONDS * 1000,
-      providerCallsPerAddress: config.IDP_CALLS_PER_ADDRESS
-    },
-    links: { maxSeconds: config.LINK_MAX_SECONDS, secret: config.LINK_SECRET, viaStore: config.LINKS_VIA === 'store', publicUrl: config.PUBLIC_URL },
-    openapi: { publicUrl: config.PUBLIC_URL, docs: true },
-    console: { publicUrl: config.PUBLIC_URL, mediaSources: storeLinkSources(config) }
-  }
-}
-
 export type StowageApp = Awaited<ReturnType<typeof buildApp>>
-
-/** Where the store's signed links point (S3 presigned URLs): the console's audio and video previews stream from there. */
-function storeLinkSources (config: Config): string[] {
-  if (config.STORAGE_DRIVER !== 's3' || config.LINKS_VIA !== 'store') return []
-  if (!config.S3_ENDPOINT) return ['https://*.amazonaws.com']
-  const endpoint = new URL(config.S3_ENDPOINT)
-  return config.S3_FORCE_PATH_STYLE ? [endpoint.origin] : [endpoint.origin, `${endpoint.protocol}//*.${endpoint.host}`]
-}

@@ -1,4 +1,5 @@
-export { buildApp, stowageOptions, REDACTED_PATHS, type BuildOptions, type LogStream, type StowageApp } from './app.js'
+export { stowageOptions } from './stowage-options.js'
+export { buildApp, REDACTED_PATHS, type BuildOptions, type LogStream, type StowageApp } from './app.js'
 export { stowage, type StowageOptions } from './plugins/stowage.js'
 export type { StowageDecorators } from './http/decorators.js'
 export { ConfigError, ConfigSchema, loadConfig, type Config, type Env } from './config.js'
