@@ -137,10 +137,10 @@ for (const driver of DRIVERS) {
     t.equal(await user.read('other/docs/a.txt'), 'there already')
   })
 
-  t.test(`${driver}: a folder of 1,000 files moved over several requests, then the same request again does nothing more`, async (t) => {
+  t.test(`${driver}: a folder of 250 files (three pages) moved over several requests, then the same request again does nothing more`, async (t) => {
     // The shortest budget: each request moves a page or two and stops, as one cut short would.
     const user = await userOf(t, driver, { FOLDER_OPERATION_BUDGET_MS: '100' })
-    const paths = Array.from({ length: 1000 }, (_, i) => `big/${String(i).padStart(4, '0')}.txt`)
+    const paths = Array.from({ length: 250 }, (_, i) => `big/${String(i).padStart(4, '0')}.txt`)
     for (let i = 0; i < paths.length; i += 8) await Promise.all(paths.slice(i, i + 8).map((path) => user.put(path, path)))
     let requests = 0
     let files = 0
@@ -151,7 +151,7 @@ for (const driver of DRIVERS) {
       truncated = res.json().isTruncated
     }
     t.ok(requests > 1, `stopped part-way and went on (${requests} requests)`)
-    t.equal(files, 1000, 'each file moved once')
+    t.equal(files, 250, 'each file moved once')
     const again = await user.operate('moves', { from: 'big/', to: 'moved/' })
     t.equal(again.statusCode, 404, 'nothing left to move')
     let listed = 0
@@ -161,8 +161,8 @@ for (const driver of DRIVERS) {
       more = page.isTruncated
       token = page.continuationToken
     }
-    t.equal(listed, 1000)
-    t.equal(await user.read('moved/0999.txt'), 'big/0999.txt')
+    t.equal(listed, 250)
+    t.equal(await user.read('moved/0249.txt'), 'big/0249.txt')
   })
 }
 

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { shellEnv } from './helpers/shell-env.js'
 
 // README's quick start, as written, on a fresh copy of the repository: `npm ci` included, so it
-// takes a minute or two. Once is enough: it is the same on PostgreSQL.
+// takes a minute or two. Once is enough: it is the same on PostgreSQL, and on Node 22 and 24 what
+// in it depends on the Node line is CI's own `npm ci` and package-install's start (docs/design.md).
 // npm ci builds the native modules from source where no prebuilt binary is reachable: minutes.
 t.setTimeout(600_000)
 const skip = process.env.TEST_DATABASE_URL ? 'the quick start runs on its embedded defaults; the SQLite run covers it' : false

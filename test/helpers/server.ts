@@ -6,9 +6,12 @@ import { pathToFileURL } from 'node:url'
 
 const SETPRIV = '/usr/bin/setpriv'
 
-/** This process's Node options for a child that runs TypeScript too: the loader .taprc names
- *  relative to the project, named in full (a child may start elsewhere, as a client's command). */
-export const NODE_ARGS = process.execArgv.map((arg) => arg.startsWith('--import=./') ? `--import=${pathToFileURL(resolve(arg.slice('--import='.length))).href}` : arg)
+/** This process's Node options for a child that runs TypeScript too: the loaders .taprc names
+ *  relative to the project, named in full (a child may start elsewhere, as a client's command), and
+ *  not tap's own (see test/helpers/tap-free-children.mjs). */
+export const NODE_ARGS = process.execArgv
+  .filter((arg) => !arg.includes('/@tapjs/'))
+  .map((arg) => arg.startsWith('--import=./') ? `--import=${pathToFileURL(resolve(arg.slice('--import='.length))).href}` : arg)
 
 /**
  * A child process that dies with this one (util-linux's setpriv sets its parent-death signal): a
