@@ -66,6 +66,7 @@ export const ConfigSchema = Type.Object({
   TRASH_RETENTION_DAYS: Type.Number({ minimum: 0, maximum: 3650, default: DEFAULT_TRASH_RETENTION_DAYS, description: 'days from 0 (deletes are at once) to 3650; fractions allowed' }),
   CHANGES_RETENTION_DAYS: Type.Number({ minimum: 1, maximum: 3650, default: DEFAULT_CHANGES_RETENTION_DAYS, description: 'days from 1 to 3650 that the change journal keeps its entries; fractions allowed' }),
   VERSION_RETENTION_DAYS: Type.Number({ minimum: 0, maximum: 3650, default: DEFAULT_VERSION_RETENTION_DAYS, description: 'days from 0 (an overwrite keeps nothing) to 3650; fractions allowed' }),
+  SHARES_ACROSS_ORGS: Type.Boolean({ default: false, description: 'true lets people share with people of other organizations; false (the default) keeps shares within one' }),
   WEBHOOK_ALLOW_PRIVATE: Type.Boolean({ default: false, description: 'true lets webhooks point at loopback and private addresses (receivers on the LAN); link-local and metadata addresses stay refused. false (the default) refuses them all' }),
   LINK_MAX_SECONDS: Type.Integer({ minimum: 60, maximum: DEFAULT_LINK_MAX_SECONDS, default: DEFAULT_LINK_MAX_SECONDS, description: `seconds from 60 to ${DEFAULT_LINK_MAX_SECONDS} (7 days, S3's longest)` }),
   LINK_SECRET: Optional(Type.String({ minLength: 32, description: 'at least 32 characters, the same on every instance' })),

@@ -35,6 +35,7 @@ export function stowageOptions (config: Config): StowageOptions {
     images: { maxPixels: config.IMAGE_MAX_PIXELS, concurrency: config.IMAGE_CONCURRENCY },
     changes: { retentionDays: config.CHANGES_RETENTION_DAYS },
     webhooks: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+    shares: { acrossOrgs: config.SHARES_ACROSS_ORGS },
     s3Credentials: { key: config.S3_CREDENTIALS_KEY, sessionTtlSeconds: config.CREDENTIALS_TTL_SECONDS },
     uploads: { memoryBytes: config.UPLOAD_MEMORY_BYTES, timeoutMs: config.HTTP_REQUEST_TIMEOUT_MS, expirySeconds: config.UPLOAD_EXPIRY_SECONDS },
     operations: { folderBudgetMs: config.FOLDER_OPERATION_BUDGET_MS },

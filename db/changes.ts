@@ -5,6 +5,7 @@ import { applyNameChanges, takeWritersTurn, type NameChange } from './names.js'
 import { inTransaction } from './recording.js'
 import { queueDeliveries } from './webhooks.js'
 import { followDeadProperties } from './webdav.js'
+import { followShares } from './shares.js'
 
 export type ChangeOp = 'put' | 'delete' | 'move' | 'folder' | 'folder-delete'
 
@@ -70,6 +71,7 @@ export function createChangeRepository (db: Kysely<Database>) {
         await applyNameChanges(trx, names)
         const queued = await queueDeliveries(trx, change)
         await followDeadProperties(trx, change)
+        await followShares(trx, change)
         if (notifies) await sql`select pg_notify(${CHANGES_CHANNEL}, ${notificationPayload(userId, from === undefined ? [key] : [key, from])})`.execute(trx)
         return queued
       })

@@ -506,6 +506,29 @@ migrations['2026-12-06-people'] = {
   }
 }
 
+migrations['2026-12-07-shares'] = {
+  async up (db: Kysely<any>) {
+    // A share of an owner's file or folder with a person or the owner's organization (DESIGN §13).
+    // `grantee` is what makes a share unique per path: the person's id, or '*' for the organization.
+    await db.schema
+      .createTable('shares')
+      .addColumn('id', 'varchar(64)', (col) => col.primaryKey())
+      .addColumn('owner_id', 'varchar(255)', (col) => col.notNull())
+      .addColumn('owner_org_id', 'varchar(255)')
+      .addColumn('path', 'text', (col) => col.notNull())
+      .addColumn('grantee', 'varchar(255)', (col) => col.notNull())
+      .addColumn('role', 'varchar(16)', (col) => col.notNull())
+      .addColumn('created_at', 'varchar(32)', (col) => col.notNull())
+      .addColumn('expires_at', 'varchar(32)')
+      .execute()
+    await db.schema.createIndex('shares_owner_path_grantee').on('shares').columns(['owner_id', 'path', 'grantee']).unique().execute()
+    await db.schema.createIndex('shares_grantee').on('shares').columns(['grantee']).execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('shares').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

@@ -59,6 +59,12 @@ export function createPeopleRepository (db: Kysely<Database>) {
       return person
     },
 
+    /** The person whose email is `email`, in any case. */
+    async findByEmail (email: string): Promise<Person | undefined> {
+      const row = await db.selectFrom('people').select(['user_id', 'org_id', 'email', 'name']).where('email_folded', '=', foldCase(email)).orderBy('user_id').executeTakeFirst()
+      return row && personOf(row)
+    },
+
     /** At most 20 people of `orgId` (null: those of none) whose email or name begins with `text`, in any case, `except` left out. */
     async search (orgId: string | null, text: string, except: string): Promise<Person[]> {
       const pattern = `${foldCase(text).replace(/[\\%_]/g, (character) => `\\${character}`)}%`

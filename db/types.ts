@@ -258,6 +258,18 @@ export interface PeopleTable {
   updated_at: Timestamp
 }
 
+export interface SharesTable {
+  id: string
+  owner_id: string
+  owner_org_id: string | null
+  path: string
+  /** The person's id, or '*' for everyone of the owner's organization. */
+  grantee: string
+  role: 'viewer' | 'editor'
+  created_at: Timestamp
+  expires_at: Timestamp | null
+}
+
 export interface Database {
   organizations: OrganizationsTable
   api_keys: ApiKeysTable
@@ -283,6 +295,7 @@ export interface Database {
   name_builds: NameBuildsTable
   image_cache: ImageCacheTable
   people: PeopleTable
+  shares: SharesTable
 }
 
 export type Organization = Selectable<OrganizationsTable>

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../db/types.js'
 import type { KeyService } from '../keys/service.js'
 import type { People } from '../identity/people.js'
+import type { Shares } from '../storage/shares.js'
 import type { FileService } from '../storage/files.js'
 import type { Quotas } from '../storage/quotas.js'
 import type { Metrics } from '../metrics/metrics.js'
@@ -62,6 +63,8 @@ export interface StowageDecorators {
   stowageKeys: KeyService
   /** The people Stowage has authenticated, for shares: noted by the authentication chain. */
   stowagePeople: People
+  /** Shares between people, as their owners make and end them. */
+  stowageShares: Shares
   stowageIdentity: IdentityService
   /** The authentication chain as one hook: JWT, then API key, then AWS-signed identity. */
   stowageAuthenticate: preHandlerHookHandler

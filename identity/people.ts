@@ -12,6 +12,7 @@ export function createPeople (repository: PeopleRepository) {
   const noted = new Map<string, string>()
   return {
     find: repository.find,
+    findByEmail: repository.findByEmail,
     search: repository.search,
     async noted (userId: string, profile: Profile) {
       const said = JSON.stringify([profile.orgId, profile.email ?? null, profile.name ?? null])

@@ -44,6 +44,7 @@ export const openapiPlugin = fp<OpenApiPluginOptions>(async (app, { version = '0
         { name: 'auth', description: 'Token refresh and storage location' },
         { name: 'keys', description: 'API keys' },
         { name: 'people', description: 'Who you are, and the people of your organization you can share with' },
+        { name: 'shares', description: 'Files and folders you share with people of your organization, as viewers or editors' },
         { name: 'health', description: 'Liveness and readiness' }
       ],
       components: { securitySchemes: { ...SECURITY_SCHEMES } }

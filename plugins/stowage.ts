@@ -20,6 +20,8 @@ import { s3CredentialSchemas } from '../schemas/s3-credentials.js'
 import { folderRoutes } from '../routes/folders.js'
 import { usageRoutes } from '../routes/usage.js'
 import { peopleRoutes } from '../routes/people.js'
+import { shareRoutes } from '../routes/shares.js'
+import { shareSchemas } from '../schemas/shares.js'
 import { peopleSchemas } from '../schemas/people.js'
 import { imageRoutes } from '../routes/images.js'
 import { imageSchemas } from '../schemas/images.js'
@@ -49,6 +51,7 @@ import { healthPlugin, type HealthPluginOptions } from './health.js'
 import { identityPlugin, type IdentityPluginOptions } from './identity.js'
 import { keysPlugin, type KeysPluginOptions } from './keys.js'
 import { peoplePlugin } from './people.js'
+import { sharesPlugin, type SharesPluginOptions } from './shares.js'
 import { openapiPlugin, type OpenApiPluginOptions } from './openapi.js'
 import { storagePlugin, type StoragePluginOptions } from './storage.js'
 import { metricsPlugin } from './metrics.js'
@@ -87,8 +90,10 @@ export interface StowageOptions {
    *  `trash`: /api/trash; `versions`: /api/versions; `changes`: /api/changes; `webhooks`: /api/webhooks; `s3Credentials`: /api/s3-credentials;
    *  `usage`: /api/usage; `images`: /api/images; `webdav`: WebDAV at /dav/; `console`: the web console, /console/. */
   routes?: {
-    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, changes?: boolean, webhooks?: boolean, s3Credentials?: boolean, usage?: boolean, people?: boolean, images?: boolean, webdav?: boolean, console?: boolean
+    health?: boolean, auth?: boolean, files?: boolean, raw?: boolean, uploads?: boolean, links?: boolean, keys?: boolean, operations?: boolean, folders?: boolean, trash?: boolean, versions?: boolean, changes?: boolean, webhooks?: boolean, s3Credentials?: boolean, usage?: boolean, people?: boolean, shares?: boolean, images?: boolean, webdav?: boolean, console?: boolean
   }
+  /** Shares between people: SHARES_ACROSS_ORGS. */
+  shares?: SharesPluginOptions
   /** The web console: where clients reach the service (PUBLIC_URL), for the page's links. */
   console?: ConsoleRoutesOptions
   /** Signed links: the longest lifetime (7 days by default, as S3 allows), the signing secret
@@ -121,7 +126,7 @@ const docsPolicy = (assets: string) => [
   "connect-src 'self'", "base-uri 'self'", "form-action 'self'", "frame-ancestors 'none'"
 ].join('; ')
 
-const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas, ...folderSchemas, ...trashSchemas, ...versionSchemas, ...changeSchemas, ...webhookSchemas, ...s3CredentialSchemas, ...usageSchemas, ...peopleSchemas, ...imageSchemas]
+const ALL_SCHEMAS = [...sharedSchemas, ...fileSchemas, ...authSchemas, ...healthSchemas, ...keySchemas, ...linkSchemas, ...operationSchemas, ...folderSchemas, ...trashSchemas, ...versionSchemas, ...changeSchemas, ...webhookSchemas, ...s3CredentialSchemas, ...usageSchemas, ...peopleSchemas, ...shareSchemas, ...imageSchemas]
 
 /**
  * All of Stowage in one encapsulated plugin: schemas, error handling, services and routes live in
@@ -175,9 +180,10 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   await app.register(s3CredentialsPlugin, { ...options.s3Credentials })
   await app.register(keysPlugin, { prefix: DEFAULT_KEY_PREFIX, bcryptCost: DEFAULT_BCRYPT_COST, ...options.keys })
   await app.register(peoplePlugin)
+  await app.register(sharesPlugin, { ...options.shares })
   await app.register(authPlugin, { ...options.auth, onOutcome: metrics && ((method, result) => metrics.authAttempts.inc({ method, result })) })
 
-  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, folders: true, trash: true, versions: true, changes: true, webhooks: true, s3Credentials: true, usage: true, people: true, images: true, webdav: true, console: true, ...options.routes }
+  const routes = { health: true, auth: true, files: true, raw: true, uploads: true, links: true, keys: true, operations: true, folders: true, trash: true, versions: true, changes: true, webhooks: true, s3Credentials: true, usage: true, people: true, shares: true, images: true, webdav: true, console: true, ...options.routes }
   // One budget for every upload in memory, JSON or streamed.
   const uploadMemory = createByteBudget(options.uploads?.memoryBytes ?? DEFAULT_UPLOAD_MEMORY_BYTES)
   if (metrics) {
@@ -212,6 +218,7 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.s3Credentials) await app.register(s3CredentialRoutes)
   if (routes.usage) await app.register(usageRoutes)
   if (routes.people) await app.register(peopleRoutes)
+  if (routes.shares) await app.register(shareRoutes)
   if (routes.images) await app.register(imageRoutes)
   if (routes.webdav) await app.register(webdavRoutes, { uploadMemory })
   if (routes.console) await app.register(consoleRoutes, { ...options.console })

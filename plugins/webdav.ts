@@ -29,7 +29,7 @@ const CHALLENGES = ['Basic realm="Stowage", charset="UTF-8"', 'Bearer']
  * an API key as the password; OPTIONS answers anyone, as clients ask it before they authenticate.
  */
 export const webdavRoutes: FastifyPluginAsync<WebdavRoutesOptions> = async (app, { uploadMemory = createByteBudget(DEFAULT_UPLOAD_MEMORY_BYTES) }) => {
-  const { stowageAuthenticate, stowageFiles: files, stowageDb: db, stowageQuotas: quotas } = stowageOf(app)
+  const { stowageAuthenticate, stowageFiles: files, stowageDb: db, stowageQuotas: quotas, stowageShares: shares } = stowageOf(app)
   for (const method of DAV_METHODS) {
     if (!app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true })
   }
@@ -52,7 +52,7 @@ export const webdavRoutes: FastifyPluginAsync<WebdavRoutesOptions> = async (app,
 
   const locks = createDavLocks(createDavLockRepository(db))
   sweepEvery(app, { everyMs: 600_000, what: 'expired WebDAV locks', sweep: locks.sweep })
-  const methods = davMethods({ files, locks, properties: createDeadPropertyRepository(db), quotas, uploadMemory, maxPropertyBytes: MAX_PROPERTY_BYTES })
+  const methods = davMethods({ files, locks, properties: createDeadPropertyRepository(db), quotas, shares, uploadMemory, maxPropertyBytes: MAX_PROPERTY_BYTES })
   const handlers: Record<string, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>> = {
     GET: methods.get, HEAD: methods.get, PUT: methods.put, DELETE: methods.delete, PROPFIND: methods.propfind, PROPPATCH: methods.proppatch,
     MKCOL: methods.mkcol, COPY: methods.copy, MOVE: methods.move, LOCK: methods.lock, UNLOCK: methods.unlock

@@ -26,7 +26,7 @@ const archiveName = (prefix: string) => `${prefix.split('/').filter(Boolean).at(
 
 /** Copy and move on the store's side, of a file or a folder, and a folder as one zip. */
 export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> = async (app, { folderBudgetMs = DEFAULT_FOLDER_BUDGET_MS }) => {
-  const { stowageAuthenticate, stowageFiles: files } = stowageOf(app)
+  const { stowageAuthenticate, stowageFiles: files, stowageShares: shares } = stowageOf(app)
   app.addHook('onRequest', stowageAuthenticate)
 
   for (const operation of ['copy', 'move'] as const) {
@@ -59,7 +59,10 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
         return done
       }
       if (ifMatch) throw new BadRequestError('If-Match names one file\'s version: a folder has none')
-      return transferFolder(files, ownerOf(request), operation, from, to, { destination: { ifNoneMatch }, deadline: Date.now() + folderBudgetMs, signal: clientSignal(reply) })
+      const owner = ownerOf(request)
+      return transferFolder(files, owner, operation, from, to, {
+        destination: { ifNoneMatch }, deadline: Date.now() + folderBudgetMs, signal: clientSignal(reply), moving: () => shares.follow(owner, from, to)
+      })
     })
   }
 

@@ -26,7 +26,11 @@ export interface FolderTransfer {
  */
 export async function transferFolder (
   service: FileService, owner: Owner, operation: 'copy' | 'move', from: string, to: string,
-  { destination, deadline, signal }: { destination?: Preconditions, deadline: number, signal?: AbortSignal }
+  { destination, deadline, signal, moving }: {
+    destination?: Preconditions, deadline: number, signal?: AbortSignal
+    /** Called once a move is found to have something to move, before anything is: the folder's shares go along. */
+    moving?: () => Promise<void>
+  }
 ): Promise<FolderTransfer> {
   checkPrefix(from)
   checkPrefix(to)
@@ -37,6 +41,7 @@ export async function transferFolder (
   for (let first = true; ; first = false) {
     const page = await service.list(owner.userId, { prefix: from, continuationToken })
     if (first && page.files.length === 0 && !page.folders) throw new NotFoundError(`no files under ${from}`)
+    if (first && operation === 'move') await moving?.()
     // Folders made on purpose go along, empty ones included.
     for (const folder of page.folders ?? []) {
       signal?.throwIfAborted()

@@ -1,3 +1,4 @@
+import type { Shares } from '../storage/shares.js'
 import { STATUS_CODES } from 'node:http'
 import { Readable } from 'node:stream'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -24,6 +25,8 @@ export interface DavServices {
   locks: DavLocks
   properties: DeadPropertyRepository
   quotas: Quotas
+  /** A folder moved takes its shares along. */
+  shares: Shares
   uploadMemory: ByteBudget
   /** The most dead properties of one file or folder may weigh. */
   maxPropertyBytes: number
@@ -103,7 +106,7 @@ async function submittedBy ({ files, locks }: DavServices, request: FastifyReque
 }
 
 export function davMethods (services: DavServices) {
-  const { files, locks, properties, quotas } = services
+  const { files, locks, properties, quotas, shares } = services
 
   async function propfind (request: FastifyRequest, reply: FastifyReply) {
     const target = targetOf(request.url)
@@ -310,7 +313,10 @@ export function davMethods (services: DavServices) {
     const from = keyOf(found.entry)
     const to = keyOf({ path: destination.path, folder: found.kind === 'folder' })
     // A moved folder's own properties (and its folders') go first: its folders' deletes on the way take theirs.
-    if (operation === 'move' && found.kind === 'folder') await properties.moveFolders(userId, from, to)
+    if (operation === 'move' && found.kind === 'folder') {
+      await properties.moveFolders(userId, from, to)
+      await shares.follow(owner, from, to)
+    }
     if (found.kind === 'file') {
       await files[operation](owner, source.path, destination.path)
     } else if (depth === '0') {

@@ -1,0 +1,111 @@
+import type { Person } from '../db/people.js'
+import { WHOLE_ORG, type Share, type ShareRepository, type ShareRole } from '../db/shares.js'
+import type { Owner } from '../db/usage.js'
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js'
+import type { People } from '../identity/people.js'
+import type { FileService } from './files.js'
+import { checkFilePath, checkFolderPath } from './paths.js'
+
+/** Who a share is made with, as the owner names them. */
+export type ShareWith = { userId: string } | { email: string } | { org: true }
+
+/** A share as its owner is answered (DESIGN §13). */
+export interface ShareAnswer {
+  id: string
+  path: string
+  with: { userId: string, email?: string, name?: string } | { org: true }
+  role: ShareRole
+  createdAt: string
+  expiresAt?: string
+}
+
+export interface SharesOptions {
+  repository: ShareRepository
+  people: People
+  files: FileService
+  /** SHARES_ACROSS_ORGS: a person of another organization may be shared with. */
+  acrossOrgs?: boolean
+  now?: () => Date
+}
+
+/** Shares between people, as their owners make, see, change and end them (DESIGN §13). */
+export function createShares ({ repository, people, files, acrossOrgs = false, now = () => new Date() }: SharesOptions) {
+  const withOf = async (grantee: string): Promise<ShareAnswer['with']> => {
+    if (grantee === WHOLE_ORG) return { org: true }
+    const { email, name } = await people.find(grantee) ?? {}
+    return { userId: grantee, ...(email ? { email } : {}), ...(name ? { name } : {}) }
+  }
+  const answerOf = async (share: Share): Promise<ShareAnswer> => ({
+    id: share.id,
+    path: share.path,
+    with: await withOf(share.grantee),
+    role: share.role,
+    createdAt: share.createdAt.toISOString(),
+    ...(share.expiresAt ? { expiresAt: share.expiresAt.toISOString() } : {})
+  })
+  const expiryOf = (expiresAt: string | undefined) => {
+    if (expiresAt === undefined) return undefined
+    const date = new Date(expiresAt)
+    if (Number.isNaN(date.getTime())) throw new BadRequestError('expiresAt is not a date: give one as 2027-01-31T12:00:00Z')
+    if (date <= now()) throw new BadRequestError('expiresAt has passed: give a time to come')
+    return date
+  }
+
+  /** The person `with` names, when the owner can reach them: 404 otherwise, as for no one at all. */
+  async function personOf (owner: Owner, named: { userId: string } | { email: string }): Promise<Person> {
+    const person = 'userId' in named ? await people.find(named.userId) : await people.findByEmail(named.email)
+    const said = 'userId' in named ? `no person ${named.userId}` : `no person with the email ${named.email}`
+    if (!person || (!acrossOrgs && person.orgId !== owner.orgId)) throw new NotFoundError(`${said} in your organization: they appear once they have signed in`)
+    if (person.userId === owner.userId) throw new BadRequestError('that is you: a share is made with someone else')
+    return person
+  }
+
+  /** The owner's file or folder at `path`, as a share names it (a folder ends in "/"); 404 when there is none. */
+  async function sharedPath (owner: Owner, path: string): Promise<string> {
+    if (!path.endsWith('/')) {
+      const file = checkFilePath(path)
+      if (await files.head(owner.userId, file).then(() => true, (error) => { if (error instanceof NotFoundError) return false; throw error })) return file
+    }
+    const folder = checkFolderPath(path)
+    if (!await files.folderExists(owner.userId, folder)) throw new NotFoundError(`you have no file or folder ${path}`)
+    return folder
+  }
+
+  return {
+    async add (owner: Owner, { path, with: named, role, expiresAt }: { path: string, with: ShareWith, role: ShareRole, expiresAt?: string }): Promise<ShareAnswer> {
+      const expires = expiryOf(expiresAt)
+      let grantee = WHOLE_ORG
+      if ('org' in named) {
+        if (owner.orgId === null) throw new BadRequestError('you belong to no organization: share with a person instead')
+      } else {
+        grantee = (await personOf(owner, named)).userId
+      }
+      const shared = await sharedPath(owner, path)
+      // A folder shared is a folder made on purpose: emptying it does not end the share.
+      if (shared.endsWith('/')) await files.makeFolder(owner.userId, shared)
+      const share = await repository.add({ ownerId: owner.userId, ownerOrgId: owner.orgId, path: shared, grantee, role, expiresAt: expires })
+      if (!share) throw new ConflictError(`${shared} is shared with them already: change that share instead (PATCH /api/shares/{id})`)
+      return await answerOf(share)
+    },
+
+    async list (owner: Owner, prefix = ''): Promise<ShareAnswer[]> {
+      return await Promise.all((await repository.list(owner.userId, prefix)).map(answerOf))
+    },
+
+    async change (owner: Owner, id: string, { role, expiresAt }: { role?: ShareRole, expiresAt?: string | null }): Promise<ShareAnswer> {
+      if (role === undefined && expiresAt === undefined) throw new BadRequestError('give role, expiresAt or both to change')
+      const changed = await repository.change(owner.userId, id, { role, expiresAt: expiresAt === null ? null : expiryOf(expiresAt) })
+      if (!changed) throw new NotFoundError(`you have no share ${id}`)
+      return await answerOf(changed)
+    },
+
+    async remove (owner: Owner, id: string): Promise<void> {
+      if (!await repository.remove(owner.userId, id)) throw new NotFoundError(`you have no share ${id}`)
+    },
+
+    /** A folder of the owner's is being moved from `from` to `to`: its shares, and those under it, go along. */
+    follow: async (owner: Owner, from: string, to: string) => { await repository.follow(owner.userId, from, to) }
+  }
+}
+
+export type Shares = ReturnType<typeof createShares>
