@@ -86,8 +86,11 @@ export function createShareRepository (db: Kysely<Database>) {
       for (const { id, path } of under) {
         const moved = to + path.slice(from.length)
         // A folder emptied into the root is no folder any more: its share ends.
-        if (moved === '') await db.deleteFrom('shares').where('id', '=', id).execute()
-        else await db.updateTable('shares').set({ path: moved }).where('id', '=', id).execute()
+        // Moved into a folder shared with the same people: the share that stands there is kept.
+        const standing = db.selectFrom('shares').select('grantee').where('owner_id', '=', ownerId).where('path', '=', moved)
+        const ending = db.deleteFrom('shares').where('id', '=', id)
+        const ended = await (moved === '' ? ending : ending.where('grantee', 'in', standing)).executeTakeFirst()
+        if (Number(ended.numDeletedRows) === 0) await db.updateTable('shares').set({ path: moved }).where('id', '=', id).execute()
       }
     }
   }

@@ -140,6 +140,11 @@ t.test('a share follows its file or folder when the owner moves it, and ends whe
   t.equal((await app.inject({ method: 'DELETE', url: '/api/folders/projects/docs/inner', headers: ada })).statusCode, 204)
   t.same((await shares(ada)).map((s) => s.path), ['projects/docs/'], 'a deleted folder\'s share ends')
 
+  await put(ada, 'spare/x.md')
+  t.equal((await share(ada, { path: 'spare', with: { userId: 'bea' }, role: 'editor' })).statusCode, 201)
+  await move('spare/', 'projects/docs/')
+  t.same((await shares(ada)).map((s) => [s.path, s.role]), [['projects/docs/', 'viewer']], 'moved into a folder shared with them: the share there stands')
+
   const moved = await app.inject({ method: 'MOVE', url: '/dav/projects/docs', headers: { ...ada, destination: '/dav/kept' } })
   t.equal(moved.statusCode, 201, `WebDAV MOVE: ${moved.payload}`)
   t.same((await shares(ada)).map((s) => s.path), ['kept/'], 'a folder moved through WebDAV keeps its share')
