@@ -12,20 +12,27 @@ t.setTimeout(600_000)
 const skip = process.env.TEST_DATABASE_URL ? 'the package runs on its embedded defaults; the SQLite run covers it' : false
 
 /**
- * The production dependencies as package-lock.json has them (those at one version only), for the
- * host's `overrides`: the install then takes what the suite ran with, not the registry's newest,
- * which can be a release whose own dependency is not published yet (2026-11-24: @aws-sdk/client-s3
- * 3.1173.0 asked for @aws-sdk/nested-clients ^3.998.4, and the newest was 3.998.3).
+ * A lockfile for a host project that depends on the packed package: the package's production
+ * dependencies exactly as package-lock.json has them (a development dependency left out is missing
+ * there, so an import of one fails the test). npm then installs what the suite ran with, from the
+ * cache the stage's own `npm ci` filled, rather than asking the registry about every package (two
+ * to three minutes on a fresh machine, and the registry's newest can be a release whose own
+ * dependency is not published yet: 2026-11-24, @aws-sdk/client-s3 3.1173.0).
  */
-function testedVersions (): Record<string, string> {
-  const { packages } = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, { version?: string, dev?: boolean }> }
-  const versions = new Map<string, Set<string>>()
-  for (const [path, entry] of Object.entries(packages)) {
-    if (!path || entry.dev || !entry.version) continue
-    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)
-    versions.set(name, (versions.get(name) ?? new Set()).add(entry.version))
+function hostLockfile (tarball: string, integrity: string): object {
+  const { packages } = JSON.parse(readFileSync('package-lock.json', 'utf8')) as { packages: Record<string, Record<string, unknown> & { dev?: boolean }> }
+  const { name: _name, devDependencies: _devDependencies, ...stowage } = packages['']
+  const production = Object.fromEntries(Object.entries(packages).filter(([path, entry]) => path && !entry.dev))
+  return {
+    name: 'host',
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      '': { name: 'host', dependencies: { stowage: `file:${tarball}` } },
+      'node_modules/stowage': { ...stowage, resolved: `file:${tarball}`, integrity },
+      ...production
+    }
   }
-  return Object.fromEntries([...versions].filter(([, found]) => found.size === 1).map(([name, [version]]) => [name, version]))
 }
 
 t.test('the packed package, installed into an empty folder, serves and administers', { skip, timeout: 600_000 }, async (t) => {
@@ -33,15 +40,16 @@ t.test('the packed package, installed into an empty folder, serves and administe
   const work = mkdtempSync(join(tmpdir(), 'stowage-package-'))
   t.teardown(() => rmSync(work, { recursive: true, force: true }))
   // The build already ran: packing again must not rebuild dist/ under the tests that are running.
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { encoding: 'utf8', env: shellEnv() })) as Array<{ filename: string, files: Array<{ path: string }> }>
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { encoding: 'utf8', env: shellEnv() })) as Array<{ filename: string, integrity: string, files: Array<{ path: string }> }>
   const tarball = packed.filename
   const shipped = packed.files.map((file) => file.path)
   t.same(shipped.filter((path) => /^(dist\/)?(bench|test)\/|\.map$/.test(path)), [], 'no benchmark or test code, and no source maps, in the tarball')
   t.ok(shipped.includes('dist/index.js') && shipped.includes('dist/index.d.ts') && shipped.includes('LICENSE'), 'the library, its types and the licence are')
   const host = join(work, 'host')
   execFileSync('mkdir', [host])
-  writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, overrides: testedVersions() }))
-  const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', join(work, tarball)], { cwd: host, encoding: 'utf8', env: shellEnv() })
+  writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, dependencies: { stowage: `file:../${tarball}` } }))
+  writeFileSync(join(host, 'package-lock.json'), JSON.stringify(hostLockfile(`../${tarball}`, packed.integrity)))
+  const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: host, encoding: 'utf8', env: shellEnv() })
   t.equal(install.status, 0, `npm install of the tarball: ${install.stderr.slice(-2000)}`)
   if (install.status !== 0) return
 
