@@ -14,7 +14,7 @@ t.teardown(() => s3.close())
 const KEYS = 2500
 
 for (const driver of ['fs', 's3'] as const) {
-  t.test(`${driver}: 2,500 keys listed whole, once each, by the AWS CLI, rclone, s3cmd and the AWS SDK's paginator`, async (t) => {
+  t.test(`${driver}: 2,500 keys listed whole, once each, by the AWS CLI, rclone, s3cmd, boto3's paginators and the AWS SDK's`, async (t) => {
     const { endpoint, env, home, accessKeyId, secretAccessKey } = await setupS3Service(t, driver, s3)
     const script = `
 import boto3, sys
@@ -23,10 +23,14 @@ s3 = boto3.client('s3', endpoint_url=sys.argv[1], region_name='us-east-1', aws_a
 s3.create_bucket(Bucket='many-keys')
 with ThreadPoolExecutor(16) as pool:
     list(pool.map(lambda n: s3.put_object(Bucket='many-keys', Key='k/%s%04d' % ('sub/' if n % 10 == 0 else '', n), Body=b'x'), range(${KEYS})))
+v2 = [o['Key'] for page in s3.get_paginator('list_objects_v2').paginate(Bucket='many-keys') for o in page.get('Contents', [])]
+v1 = [o['Key'] for page in s3.get_paginator('list_objects').paginate(Bucket='many-keys') for o in page.get('Contents', [])]
+print(len(v2), len(set(v2)), v2 == sorted(v2), len(v1), v1 == v2)
 `
     await writeFile(join(home, 'fill.py'), script)
     const filled = await run('/usr/bin/python3', [join(home, 'fill.py'), endpoint, accessKeyId, secretAccessKey], env)
     t.equal(filled.status, 0, filled.stderr)
+    t.equal(filled.stdout.trim(), `${KEYS} ${KEYS} True ${KEYS} True`, 'boto3\'s paginators, list_objects_v2 and list_objects: every key once, in order')
     const lines = (text: string) => text.trim().split('\n').filter(Boolean)
 
     const aws = await run('/usr/bin/aws', ['--endpoint-url', endpoint, 's3', 'ls', '--recursive', 's3://many-keys/'], env)

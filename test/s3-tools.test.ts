@@ -41,30 +41,23 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal((await s3cmd('rb', 's3://cmd-bucket')).status, 0)
   })
 
-  t.test(`${driver}: boto3: upload_file and download_file past the multipart threshold; 2,500 keys listed by its paginators`, async (t) => {
+  t.test(`${driver}: boto3: upload_file and download_file past the multipart threshold (its paginators: s3-listing)`, async (t) => {
     const { endpoint, env, home, accessKeyId, secretAccessKey } = await setup(t, driver)
     const tree = join(home, 'tree')
     const files = await makeTree(tree)
     const script = `
 import boto3, sys, hashlib
 from boto3.s3.transfer import TransferConfig
-from concurrent.futures import ThreadPoolExecutor
 s3 = boto3.client('s3', endpoint_url=sys.argv[1], region_name='us-east-1', aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3])
 s3.create_bucket(Bucket='boto-bucket')
 config = TransferConfig(multipart_threshold=8 * 1024 * 1024, multipart_chunksize=8 * 1024 * 1024)
 s3.upload_file(sys.argv[4], 'boto-bucket', 'large.bin', Config=config)
 s3.download_file('boto-bucket', 'large.bin', sys.argv[5], Config=config)
-with ThreadPoolExecutor(16) as pool:
-    list(pool.map(lambda n: s3.put_object(Bucket='boto-bucket', Key='many/%04d' % n, Body=b'x'), range(2500)))
-v2 = [o['Key'] for page in s3.get_paginator('list_objects_v2').paginate(Bucket='boto-bucket', Prefix='many/') for o in page.get('Contents', [])]
-v1 = [o['Key'] for page in s3.get_paginator('list_objects').paginate(Bucket='boto-bucket', Prefix='many/') for o in page.get('Contents', [])]
-print(len(v2), len(set(v2)), v2 == sorted(v2), len(v1), v1 == v2)
 `
     await writeFile(join(home, 'boto.py'), script)
     const back = join(home, 'back.bin')
     const ran = await run('/usr/bin/python3', [join(home, 'boto.py'), endpoint, accessKeyId, secretAccessKey, join(tree, 'large.bin'), back], env)
     t.equal(ran.status, 0, ran.stderr)
-    t.equal(ran.stdout.trim(), '2500 2500 True 2500 True', 'every key once, in order, by both listings')
     t.equal(sha256(await readFile(back)), sha256(files['large.bin']))
   })
 }
