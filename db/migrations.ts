@@ -529,6 +529,26 @@ migrations['2026-12-07-shares'] = {
   }
 }
 
+migrations['2026-12-08-mounts'] = {
+  async up (db: Kysely<any>) {
+    // Where a grantee sees a share (DESIGN §13): a row per share and person, named at the top of
+    // their tree. A null name: an organization share this person left (hidden for them only).
+    await db.schema
+      .createTable('mounts')
+      .addColumn('share_id', 'varchar(64)', (col) => col.notNull())
+      .addColumn('grantee_id', 'varchar(255)', (col) => col.notNull())
+      .addColumn('name', 'text')
+      .addColumn('created_at', 'varchar(32)', (col) => col.notNull())
+      .addPrimaryKeyConstraint('mounts_share_grantee', ['share_id', 'grantee_id'])
+      .execute()
+    // The resolver's one query: a caller's mount by name.
+    await db.schema.createIndex('mounts_grantee_name').on('mounts').columns(['grantee_id', 'name']).unique().execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropTable('mounts').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

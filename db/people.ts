@@ -59,6 +59,11 @@ export function createPeopleRepository (db: Kysely<Database>) {
       return person
     },
 
+    /** The ids of everyone of `orgId` (null: of no organization). */
+    async members (orgId: string | null): Promise<string[]> {
+      return (await db.selectFrom('people').select('user_id').where(sameOrg(orgId)).execute()).map((row) => row.user_id)
+    },
+
     /** The person whose email is `email`, in any case. */
     async findByEmail (email: string): Promise<Person | undefined> {
       const row = await db.selectFrom('people').select(['user_id', 'org_id', 'email', 'name']).where('email_folded', '=', foldCase(email)).orderBy('user_id').executeTakeFirst()

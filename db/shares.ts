@@ -76,8 +76,11 @@ export function createShareRepository (db: Kysely<Database>) {
 
     /** Ends the share; false when it is not the owner's. */
     async remove (ownerId: string, id: string): Promise<boolean> {
-      const removed = await db.deleteFrom('shares').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst()
-      return Number(removed.numDeletedRows) > 0
+      return await db.transaction().execute(async (trx) => {
+        const removed = await trx.deleteFrom('shares').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst()
+        await unmount(trx, [id])
+        return Number(removed.numDeletedRows) > 0
+      })
     },
 
     /** Moves the owner's shares at or under the folder `from` to the same place under `to`: a folder moved keeps its shares. */
@@ -90,13 +93,19 @@ export function createShareRepository (db: Kysely<Database>) {
         const standing = db.selectFrom('shares').select('grantee').where('owner_id', '=', ownerId).where('path', '=', moved)
         const ending = db.deleteFrom('shares').where('id', '=', id)
         const ended = await (moved === '' ? ending : ending.where('grantee', 'in', standing)).executeTakeFirst()
-        if (Number(ended.numDeletedRows) === 0) await db.updateTable('shares').set({ path: moved }).where('id', '=', id).execute()
+        if (Number(ended.numDeletedRows) > 0) await unmount(db, [id])
+        else await db.updateTable('shares').set({ path: moved }).where('id', '=', id).execute()
       }
     }
   }
 }
 
 export type ShareRepository = ReturnType<typeof createShareRepository>
+
+/** Ended shares' mounts go with them: their names are their grantees' again. */
+async function unmount (db: Kysely<Database>, shareIds: string[]): Promise<void> {
+  if (shareIds.length > 0) await db.deleteFrom('mounts').where('share_id', 'in', shareIds).execute()
+}
 
 /**
  * A change of the owner's files, in the journal's transaction: a file's shares follow it when it
@@ -105,11 +114,11 @@ export type ShareRepository = ReturnType<typeof createShareRepository>
  */
 export async function followShares (trx: Kysely<Database>, change: { userId: string, op: string, key: string, from?: string }): Promise<void> {
   const at = (path: string) => trx.deleteFrom('shares').where('owner_id', '=', change.userId).where('path', '=', path)
-  if (change.op === 'delete' || change.op === 'folder-delete') await at(change.key).execute()
+  if (change.op === 'delete' || change.op === 'folder-delete') await unmount(trx, (await at(change.key).returning('id').execute()).map(({ id }) => id))
   if (change.op === 'move' && change.from !== undefined) {
     // Moved over a file shared with the same people: the file that stands keeps its shares.
     const standing = trx.selectFrom('shares').select('grantee').where('owner_id', '=', change.userId).where('path', '=', change.key)
-    await at(change.from).where('grantee', 'in', standing).execute()
+    await unmount(trx, (await at(change.from).where('grantee', 'in', standing).returning('id').execute()).map(({ id }) => id))
     await trx.updateTable('shares').set({ path: change.key }).where('owner_id', '=', change.userId).where('path', '=', change.from).execute()
   }
 }

@@ -270,6 +270,14 @@ export interface SharesTable {
   expires_at: Timestamp | null
 }
 
+export interface MountsTable {
+  share_id: string
+  grantee_id: string
+  /** Null: an organization share this person left. */
+  name: string | null
+  created_at: Timestamp
+}
+
 export interface Database {
   organizations: OrganizationsTable
   api_keys: ApiKeysTable
@@ -296,6 +304,7 @@ export interface Database {
   image_cache: ImageCacheTable
   people: PeopleTable
   shares: SharesTable
+  mounts: MountsTable
 }
 
 export type Organization = Selectable<OrganizationsTable>

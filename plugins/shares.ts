@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { createMountRepository } from '../db/mounts.js'
 import { createShareRepository } from '../db/shares.js'
 import { decorateStowage, stowageOf } from '../http/decorators.js'
 import { createShares } from '../storage/shares.js'
@@ -11,5 +12,8 @@ export interface SharesPluginOptions {
 /** Shares between people (DESIGN §13): made, seen, changed and ended by their owners. */
 export const sharesPlugin = fp<SharesPluginOptions>(async (app, { acrossOrgs = false }) => {
   const { stowageDb, stowagePeople, stowageFiles } = stowageOf(app)
-  decorateStowage(app, 'stowageShares', createShares({ repository: createShareRepository(stowageDb), people: stowagePeople, files: stowageFiles, acrossOrgs }))
+  const shares = createShares({ repository: createShareRepository(stowageDb), mounts: createMountRepository(stowageDb), people: stowagePeople, files: stowageFiles, acrossOrgs })
+  // Someone who joins an organization receives what it shares with everyone.
+  stowagePeople.onNoted(shares.mountOrgShares)
+  decorateStowage(app, 'stowageShares', shares)
 }, { name: 'stowage-shares', fastify: '5.x', dependencies: ['stowage-db', 'stowage-people', 'stowage-storage'] })

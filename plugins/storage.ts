@@ -7,6 +7,7 @@ import { createUsageRepository } from '../db/usage.js'
 import { createVersionRepository } from '../db/versions.js'
 import { createFileService } from '../storage/files.js'
 import { createNameRepository } from '../db/names.js'
+import { createMountRepository } from '../db/mounts.js'
 import { createNameIndex, type NameIndex } from '../storage/names.js'
 import { createMultipart } from '../storage/multipart.js'
 import { createMultipartRepository } from '../db/multipart.js'
@@ -47,7 +48,8 @@ export const storagePlugin = fp<StoragePluginOptions>(async (app, options) => {
     journal: stowageOf(app).stowageChanges,
     names,
     record: recorderOf(db),
-    derived: imageCache.hooks
+    derived: imageCache.hooks,
+    mounts: createMountRepository(db)
   })
   decorateStowage(app, 'stowageFiles', files)
   decorateStowage(app, 'stowageImageCache', imageCache)

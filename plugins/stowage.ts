@@ -21,6 +21,7 @@ import { folderRoutes } from '../routes/folders.js'
 import { usageRoutes } from '../routes/usage.js'
 import { peopleRoutes } from '../routes/people.js'
 import { shareRoutes } from '../routes/shares.js'
+import { sharedRoutes } from '../routes/shared.js'
 import { shareSchemas } from '../schemas/shares.js'
 import { peopleSchemas } from '../schemas/people.js'
 import { imageRoutes } from '../routes/images.js'
@@ -218,7 +219,10 @@ export const stowage: FastifyPluginAsync<StowageOptions> = async (app, options) 
   if (routes.s3Credentials) await app.register(s3CredentialRoutes)
   if (routes.usage) await app.register(usageRoutes)
   if (routes.people) await app.register(peopleRoutes)
-  if (routes.shares) await app.register(shareRoutes)
+  if (routes.shares) {
+    await app.register(shareRoutes)
+    await app.register(sharedRoutes)
+  }
   if (routes.images) await app.register(imageRoutes)
   if (routes.webdav) await app.register(webdavRoutes, { uploadMemory })
   if (routes.console) await app.register(consoleRoutes, { ...options.console })

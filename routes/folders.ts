@@ -19,7 +19,7 @@ export const folderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'It is listed in `folders` by the one-level listing, costs no quota, and stays when its last file is deleted. Making one that exists changes nothing.',
       security: CALLER_SECURITY,
       body: Type.Ref(FolderBody),
-      response: { 201: answer('The folder exists', Type.Ref(FolderMade)), ...errorResponses(400, 409, 415, ...CALLER_REFUSALS) }
+      response: { 201: answer('The folder exists', Type.Ref(FolderMade)), ...errorResponses(400, 403, 409, 415, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => reply.code(201).send(await files.makeFolder(request.userId, request.body.path)))
 
@@ -31,7 +31,7 @@ export const folderRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Remove an empty folder',
       security: CALLER_SECURITY,
       params: FolderPathParams,
-      response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(400, 404, 409, ...CALLER_REFUSALS) }
+      response: { 204: Type.Null({ description: 'Removed' }), ...errorResponses(400, 403, 404, 409, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => {
     await files.removeFolder(request.userId, request.params['*'])

@@ -61,7 +61,7 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
         description: 'A download link serves the file as `GET /api/raw/{path}` does, ranges included; an upload link takes one PUT of the file. A link cannot be widened by editing it, and cannot be revoked before it expires.',
         security: CALLER_SECURITY,
         body: Type.Ref(CreateLinkBody),
-        response: { 201: answer('The link', Type.Ref(CreatedLink)), ...errorResponses(400, 404, 415, ...CALLER_REFUSALS) }
+        response: { 201: answer('The link', Type.Ref(CreatedLink)), ...errorResponses(400, 403, 404, 415, ...CALLER_REFUSALS) }
       }
     }, async (request, reply) => {
       const { path, method, expiresIn = Math.min(DEFAULT_SECONDS, options.maxSeconds), size, transform } = request.body
@@ -69,6 +69,8 @@ export const linkRoutes: FastifyPluginAsyncTypebox<LinkRoutesOptions> = async (a
       if (transform && method !== 'download') throw new BadRequestError('transform is for download links of images only')
       if (size !== undefined && size > files.maxUploadBytes) throw new BadRequestError(`size must be at most ${files.maxUploadBytes} bytes (MAX_UPLOAD_BYTES)`)
       const contentType = method === 'upload' ? request.body.contentType ?? DEFAULT_CONTENT_TYPE : undefined
+      // A grantee's link would outlive their share: what is shared with them is not theirs to link.
+      if ((await files.place(ownerOf(request), path, 'read')).mount) throw new ForbiddenError('what is shared with you cannot be linked: ask its owner for a link')
       // The same rights as the operation itself: the caller's own file, which must exist to be read.
       const downloaded = method === 'download' ? await files.head(request.userId, path) : undefined
       if (method === 'upload') await files.checkWritable(request.userId, path, {})

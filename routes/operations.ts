@@ -47,7 +47,7 @@ export const operationRoutes: FastifyPluginAsyncTypebox<OperationRoutesOptions> 
             ...answer(`A file: the destination as it is stored now. A folder: what was ${past}`, Type.Union([Type.Ref(FileWritten), Type.Ref(FolderTransferred)])),
             headers: { ETag: RAW_FILE_HEADERS.ETag }
           },
-          ...errorResponses(400, 404, 409, 412, 415, 507, ...CALLER_REFUSALS)
+          ...errorResponses(400, 403, 404, 409, 412, 415, 507, ...CALLER_REFUSALS)
         }
       }
     }, async (request, reply) => {

@@ -70,7 +70,7 @@ export const rawRoutes: FastifyPluginAsyncTypebox<RawRoutesOptions> = async (app
       headers: WriteHeaders,
       response: {
         200: { ...answer('Written whole: what is stored now', Type.Ref(FileWritten)), headers: { ETag: RAW_FILE_HEADERS.ETag } },
-        ...errorResponses(400, 412, 413, 507, ...CALLER_REFUSALS)
+        ...errorResponses(400, 403, 412, 413, 507, ...CALLER_REFUSALS)
       }
     }
   }, async (request, reply) => receiveRawFile(files, uploadMemory, request, reply, ownerOf(request), request.params['*']))
@@ -84,7 +84,7 @@ export const rawRoutes: FastifyPluginAsyncTypebox<RawRoutesOptions> = async (app
       security: CALLER_SECURITY,
       params: FilePathParams,
       headers: WriteHeaders,
-      response: { 204: { ...Type.Null({ description: 'Deleted: in the trash, unless TRASH_RETENTION_DAYS is 0' }), headers: TRASH_ID_HEADERS }, ...errorResponses(400, 404, 412, ...CALLER_REFUSALS) }
+      response: { 204: { ...Type.Null({ description: 'Deleted: in the trash, unless TRASH_RETENTION_DAYS is 0' }), headers: TRASH_ID_HEADERS }, ...errorResponses(400, 403, 404, 412, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => deleteFile(files, request, reply, request.userId, request.params['*']))
 }

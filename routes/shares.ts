@@ -20,7 +20,7 @@ export const shareRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'A folder shared becomes a folder made on purpose. The share follows the file or folder when you move or rename it, and ends when you delete it.',
       security: CALLER_SECURITY,
       body: ShareBody,
-      response: { 201: answer('Shared', Type.Ref(Share)), ...errorResponses(400, 404, 409, 415, ...CALLER_REFUSALS) }
+      response: { 201: answer('Shared', Type.Ref(Share)), ...errorResponses(400, 403, 404, 409, 415, ...CALLER_REFUSALS) }
     }
   }, async (request, reply) => reply.code(201).send(await shares.add(ownerOf(request), request.body)))
 

@@ -18,6 +18,7 @@ const REFUSALS: Record<number, { description: string, headers?: Record<string, o
     description: 'No credentials, or none that any method accepts (the same answer whichever failed)',
     headers: { 'WWW-Authenticate': { type: 'string', description: '`Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured' } }
   },
+  403: { description: 'Not yours to do: what is shared with you as a viewer cannot be changed, and nothing shared with you can be shared further or linked; `error` says which. Nothing was changed' },
   404: { description: 'Not found, or not yours' },
   409: { description: 'A conflict with what is there: the destination is the source or inside the folder moved or copied, a file has the folder\'s name, or the folder is not empty' },
   410: { description: 'The cursor is older than the change journal keeps (`code: reset`): list again' },
@@ -29,7 +30,7 @@ const REFUSALS: Record<number, { description: string, headers?: Record<string, o
     headers: { 'Content-Range': { type: 'string', description: '`bytes */<size>`' } }
   },
   422: { description: 'The image has more pixels than IMAGE_MAX_PIXELS, or its file is larger than 64 MiB: it is not decoded' },
-  507: { description: 'Your usage would pass your quota (files, trash and unfinished uploads); `error` says the usage and the quota. Nothing was stored' },
+  507: { description: 'Your usage would pass your quota (files, trash and unfinished uploads), or, in what is shared with you, its owner\'s; `error` says whose, the usage and the quota. Nothing was stored' },
   429: { description: 'Too many failed authentications from this address or for this key id', headers: retryAfter },
   502: { description: 'The identity provider or STS answered with an error' },
   503: { description: 'A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After', headers: retryAfter }

@@ -31,7 +31,12 @@ export const FileEntry = Type.Object({
   key: Type.String({ description: 'Path relative to your root' }),
   size: Type.Integer({ description: 'Size in bytes' }),
   lastModified: Type.String({ format: 'date-time' }),
-  etag: Etag
+  etag: Etag,
+  shared: Type.Optional(Type.Object({
+    id: Type.String({ description: 'The share it is reached by (GET /api/shared)' }),
+    role: Type.Union([Type.Literal('viewer'), Type.Literal('editor')]),
+    owner: Type.String({ description: 'The owner\'s userId' })
+  }, { description: 'Present on files at or under what is shared with you' }))
 }, { $id: 'StowageFileEntry' })
 
 export const FileList = Type.Object({

@@ -40,4 +40,20 @@ export const Share = Type.Object({
 
 export const ShareList = Type.Object({ shares: Type.Array(Type.Ref(Share)) }, { $id: 'StowageShares' })
 
-export const shareSchemas = [Share, ShareList]
+export const Received = Type.Object({
+  id: Type.String({ description: 'The share\'s id, as its owner sees it too' }),
+  name: Type.String({ description: 'Where it is mounted: the top of your files, under this name' }),
+  owner: Type.Object({ userId: Type.String(), email: Type.Optional(Type.String()), name: Type.Optional(Type.String()) }),
+  role: Role,
+  kind: Type.Union([Type.Literal('folder'), Type.Literal('file')]),
+  createdAt: Type.String({ format: 'date-time' }),
+  expiresAt: Type.Optional(Type.String({ format: 'date-time' }))
+}, { $id: 'StowageReceivedShare' })
+
+export const ReceivedList = Type.Object({ shares: Type.Array(Type.Ref(Received)) }, { $id: 'StowageReceivedShares' })
+
+export const MountRename = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'The mount\'s new name at the top of your files' })
+}, { additionalProperties: false })
+
+export const shareSchemas = [Share, ShareList, Received, ReceivedList]

@@ -1,4 +1,4 @@
-import { BadRequestError, ConflictError, FolderInTheWayError, InsufficientStorageError, NotFoundError, PreconditionFailedError } from '../errors.js'
+import { BadRequestError, ConflictError, FolderInTheWayError, ForbiddenError, InsufficientStorageError, NotFoundError, PreconditionFailedError } from '../errors.js'
 import { directly, type Exclusive, type KeyLocks } from '../db/key-locks.js'
 import type { TrashRepository } from '../db/trash.js'
 import type { VersionRepository } from '../db/versions.js'
@@ -16,6 +16,7 @@ import { createVersions, VERSIONS_PREFIX } from './versions.js'
 import type { Journal } from './changes.js'
 import type { NameIndex } from './names.js'
 import type { ListSort, SortedAfter } from '../db/names.js'
+import type { Mount, MountRepository } from '../db/mounts.js'
 
 export const PAGE_SIZE = 100
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
@@ -50,7 +51,23 @@ export interface FileServiceOptions {
   derived?: Pick<PublishHooks, 'published'>
   /** Usage and quotas: writes and copies reserve their room, every change is counted. */
   quotas: Quotas
+  /** What was shared with each person, mounted at the top of their tree (DESIGN §13): a path
+   *  under a mount is the owner's file, reached with the mount's role. Without it, no mounts. */
+  mounts?: Pick<MountRepository, 'find' | 'list' | 'rename' | 'leave'>
 }
+
+/** Where a caller's path leads: the key, whose files it is among, and the mount it passes, if any. */
+export interface Place {
+  key: string
+  /** The owner of the file: the caller, or the mount's owner. */
+  owner: Owner
+  /** The path among the owner's files. */
+  path: string
+  mount?: Mount
+}
+
+/** What a file listed under a mount carries: the share it is reached by. */
+export interface SharedMark { id: string, role: Mount['role'], owner: string }
 
 /** A copy's or move's preconditions: If-Match of the source, If-None-Match of the destination. */
 export interface TransferConditions {
@@ -120,10 +137,13 @@ function decodeSortedToken (token: string, sort: ListSort, order: string): Sorte
 
 export type FileRead = { notModified: true, file: ObjectMeta } | { notModified: false, file: ObjectRead }
 
-/** A listed object as a page of files shows it: its path under the user's root (`base`). */
-const listedUnder = (base: string) => (object: ObjectInfo) => ({
-  key: object.key.slice(base.length), size: object.size, lastModified: object.lastModified.toISOString(), etag: object.etag
+/** A listed object as a page of files shows it: its path under the user's root (`base`), or under
+ *  a mount (`shown`, the mount's name and `/`, in place of the owner's `base`). */
+const listedUnder = (base: string, shown = '', shared?: SharedMark) => (object: ObjectInfo) => ({
+  key: shown + object.key.slice(base.length), size: object.size, lastModified: object.lastModified.toISOString(), etag: object.etag, ...(shared ? { shared } : {})
 })
+
+const sharedMark = (mount: Mount): SharedMark => ({ id: mount.shareId, role: mount.role, owner: mount.ownerId })
 
 const described = (path: string, meta: ObjectMeta) => ({
   key: path, size: meta.size, contentType: meta.contentType, lastModified: meta.lastModified.toISOString(), etag: meta.etag
@@ -135,7 +155,7 @@ const READ_BEFORE_LOOKING_BYTES = 1024 * 1024
 // A copy whose source changes while it is copied is made again, this many times at most.
 const COPY_ATTEMPTS = 3
 
-export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: keptTrash, versions: keptVersions, journal, names, quotas, record, derived }: FileServiceOptions) {
+export function createFileService ({ store, root, bucket, region, maxFileBytes, maxUploadBytes, locks = directly, trash: keptTrash, versions: keptVersions, journal, names, quotas, record, derived, mounts }: FileServiceOptions) {
   /** The user and path of a key under a user's root: a file's, or a folder's marker (ending in `/`). */
   const pathOf = (key: string) => {
     const [area, userId, folder] = key.split('/', 3)
@@ -238,30 +258,167 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   }
   const notFound = (path: string) => new NotFoundError(`file not found: ${path}`)
 
+  /**
+   * Where the caller's `path` leads (DESIGN §13): their own file, or, when its first segment names a
+   * mount of theirs, the owner's, reached with the mount's role. The one place rights are decided: a
+   * viewer's write is refused here, before anything is read or stored. One indexed query.
+   */
+  async function placeOf (caller: Owner, path: string, access: 'read' | 'write'): Promise<Place> {
+    const mount = mounts && await mounts.find(caller.userId, firstSegment(checkFilePath(path)))
+    return placeWith(mount, caller, path, access)
+  }
+
+  /** Places of several paths, from one list of the caller's mounts. */
+  async function placesOf (caller: Owner, paths: string[], access: 'read' | 'write'): Promise<Place[]> {
+    if (paths.length < 2) return await Promise.all(paths.map((path) => placeOf(caller, path, access)))
+    const received = new Map((mounts ? await mounts.list(caller.userId) : []).map((mount) => [mount.name, mount]))
+    return paths.map((path) => placeWith(received.get(firstSegment(path)), caller, path, access))
+  }
+
+  const firstSegment = (path: string) => path.includes('/') ? path.slice(0, path.indexOf('/')) : path
+
+  function placeWith (mount: Mount | undefined, caller: Owner, path: string, access: 'read' | 'write'): Place {
+    const own = { key: keyOf(caller.userId, path), owner: caller, path }
+    if (!mount) return own
+    const name = mount.name
+    const slash = path.indexOf('/')
+    if (access === 'write' && mount.role !== 'editor') throw new ForbiddenError(`${name} is shared with you to view: its files cannot be changed by you`)
+    const rest = slash === -1 ? '' : path.slice(slash + 1)
+    if (!mount.path.endsWith('/') && rest !== '') throw notFound(path)
+    // A folder's mount itself, as a file's path: the owner's folder, which no file can be.
+    const ownerPath = mount.path.endsWith('/') ? (rest === '' ? mount.path.slice(0, -1) : mount.path + rest) : mount.path
+    return { key: keyOf(mount.ownerId, ownerPath), owner: { userId: mount.ownerId, orgId: mount.ownerOrgId }, path: ownerPath, mount }
+  }
+  const reader = (userId: string): Owner => ({ userId, orgId: null })
+
+  /**
+   * The mount `path` names itself, if it does: a file's by its name, a folder's by its name and "/".
+   * Deleting or moving it is leaving or renaming it, never a change to the owner's files (DESIGN §13).
+   */
+  async function mountItself (userId: string, path: string): Promise<Mount | undefined> {
+    const folder = path.endsWith('/')
+    const name = folder ? path.slice(0, -1) : path
+    if (!mounts || name === '' || name.includes('/')) return undefined
+    const mount = await mounts.find(userId, name)
+    return mount && mount.path.endsWith('/') === folder ? mount : undefined
+  }
+
+  /** Names the caller's mount `to` (one name at the top of their tree, a folder's with or without its "/"): 409 when anything there has it. */
+  async function renameMount (userId: string, mount: Mount, to: string): Promise<void> {
+    const name = to.endsWith('/') ? to.slice(0, -1) : to
+    if (name.includes('/') || checkFilePath(name) !== name) throw new BadRequestError('what is shared with you stays at the top of your files: give it one name, with no "/"')
+    if (name === mount.name) return
+    if (await takenByOwn(userId, name) || !await mounts!.rename(mount.shareId, userId, name)) throw new ConflictError(`${name} is taken at the top of your files: choose another name`)
+  }
+
+  /** Whether a file or folder of the user's own stands at `name`, at the top of their tree (mounts aside). */
+  async function takenByOwn (userId: string, name: string): Promise<boolean> {
+    const key = keyOf(userId, name)
+    const reads = await readsOf(userId)
+    return await reads.head(key) !== undefined || (await reads.list(`${key}/`, { limit: 1 })).objects.length > 0
+  }
+
+  /** An upload in pieces counts its declared length as the caller's until it is published: into a
+   *  mount it would be published as the owner's, so it is refused there (a PUT is not). */
+  async function ownKeyForUpload (userId: string, path: string): Promise<string> {
+    const place = await placeOf(reader(userId), path, 'write')
+    if (place.mount) throw new ForbiddenError(`${place.mount.name} is shared with you: upload into it in one request (PUT), not in pieces`)
+    return place.key
+  }
+
+  /** An editor's write that finds no room says whose storage is full: the owner's. */
+  const inOwnersRoom = async <T>(place: Place, write: () => Promise<T>): Promise<T> => {
+    if (!place.mount) return await write()
+    return await write().catch((error: unknown) => {
+      if (error instanceof InsufficientStorageError) throw new InsufficientStorageError(`the storage of ${place.mount!.ownerId}, who shared ${place.mount!.name} with you, is full: ${(error as Error).message.replace('over your storage quota', 'over their storage quota')}`)
+      throw error
+    })
+  }
+
   /** A one-level page in another order than S3's (see FileService.list): from the index. */
-  async function listSorted (userId: string, base: string, prefix: string, { sort = 'name', order = 'asc', delimiter, continuationToken }: ListQuery): Promise<FilePage> {
+  async function listSorted (userId: string, base: string, shown: string, prefix: string, { sort = 'name', order = 'asc', delimiter, continuationToken }: ListQuery): Promise<FilePage> {
     if (!delimiter) throw new BadRequestError('sort, order and folders=first are for one level: add delimiter=/')
     if (!names) throw new BadRequestError('sorting needs the index of names, which this service has not')
     if (prefix !== '' && !prefix.endsWith('/')) throw new BadRequestError('a sorted listing is of a folder: prefix must end with /')
     const after = continuationToken === undefined ? undefined : decodeSortedToken(continuationToken, sort, order)
+    const keyOfShown = (path: string) => {
+      if (!path.startsWith(shown)) throw new BadRequestError('continuationToken is not one this service issued for this folder')
+      return base + path.slice(shown.length)
+    }
     const page = await names.listSorted(userId, base + prefix, sort, order === 'desc', PAGE_SIZE,
-      after && ('folder' in after ? { folder: base + checkPrefix(after.folder) } : { value: after.value, key: base + checkFilePath(after.key) }))
-    const files = page.objects.map(listedUnder(base))
-    const folders = page.folders.map((folder) => folder.slice(base.length))
+      after && ('folder' in after ? { folder: keyOfShown(checkPrefix(after.folder)) } : { value: after.value, key: keyOfShown(checkFilePath(after.key)) }))
+    const files = page.objects.map(listedUnder(base, shown))
+    const folders = page.folders.map((folder) => shown + folder.slice(base.length))
     const ended: SortedAfter | undefined = page.next
-    const next = ended && ('folder' in ended ? { folder: ended.folder.slice(base.length) } : { value: ended.value, key: ended.key.slice(base.length) })
+    const next = ended && ('folder' in ended ? { folder: shown + ended.folder.slice(base.length) } : { value: ended.value, key: shown + ended.key.slice(base.length) })
     return next ? { files, folders, isTruncated: true, continuationToken: encodeSortedToken(sort, order, next) } : { files, folders, isTruncated: false }
+  }
+
+  /** A page in S3's key order of what lies under `base` + `prefix`, shown under `shown`. */
+  async function listInKeyOrder (userId: string, base: string, shown: string, prefix: string, query: ListQuery): Promise<FilePage> {
+    let startAfter: string | undefined
+    if (query.continuationToken !== undefined) {
+      const after = decodeContinuationToken(query.continuationToken)
+      if (!after.startsWith(shown)) throw new BadRequestError('continuationToken is not one this service issued for this folder')
+      startAfter = base + after.slice(shown.length)
+    }
+    const limit = Math.min(query.pageSize ?? PAGE_SIZE, MAX_PAGE_SIZE)
+    const page = await (await readsOf(userId)).list(base + prefix, { startAfter, limit, delimiter: query.delimiter })
+    const files = page.objects.filter((object) => !isMarker(object.key)).map(listedUnder(base, shown))
+    const made = page.objects.filter((object) => isMarker(object.key)).map((object) => shown + object.key.slice(base.length))
+    const folders = query.delimiter
+      ? { folders: (page.folders ?? []).map((folder) => shown + folder.slice(base.length)) }
+      : made.length > 0 ? { folders: made } : {}
+    const last = pageEnd(page)
+    return page.isTruncated && last !== undefined
+      ? { files, ...folders, isTruncated: true, continuationToken: encodeContinuationToken(shown + last.slice(base.length)) }
+      : { files, ...folders, isTruncated: false }
+  }
+
+  /**
+   * The top of a caller's tree with their mounts among its entries (those whose name begins with
+   * `prefix`): a folder's mount as a folder, a file's as a file. In key order each is on the page
+   * whose range of names holds it; a sorted listing has them all on its first page (folders among
+   * its folders by name, files before its files).
+   */
+  async function withMounts (userId: string, prefix: string, page: FilePage, at: { after?: string } | { firstPage: boolean, descending: boolean }): Promise<FilePage> {
+    if ('firstPage' in at && !at.firstPage) return page
+    const received = (await mounts!.list(userId)).filter((mount) => mount.name.startsWith(prefix))
+    if (received.length === 0) return page
+    const startAfter = 'after' in at && at.after !== undefined ? decodeContinuationToken(at.after) : undefined
+    const end = 'after' in at && page.isTruncated && page.continuationToken !== undefined ? decodeContinuationToken(page.continuationToken) : undefined
+    const onThisPage = (entry: string) => (startAfter === undefined || entry > startAfter) && (end === undefined || entry <= end)
+    const folders = received.filter((mount) => mount.path.endsWith('/') && onThisPage(`${mount.name}/`)).map((mount) => `${mount.name}/`)
+    const sharedFiles = received.filter((mount) => !mount.path.endsWith('/') && onThisPage(mount.name))
+    const files = (await Promise.all(sharedFiles.map(async (mount) => {
+      const file = await (await readsOf(mount.ownerId)).head(userPrefix(mount.ownerId) + mount.path)
+      return file && { key: mount.name, size: file.size, lastModified: file.lastModified.toISOString(), etag: file.etag, shared: sharedMark(mount) }
+    }))).filter((file) => file !== undefined)
+    const descending = 'descending' in at && at.descending
+    const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) * (descending ? -1 : 1)
+    return {
+      ...page,
+      files: 'after' in at ? [...page.files, ...files].sort((a, b) => byName(a.key, b.key)) : [...files, ...page.files],
+      folders: [...page.folders ?? [], ...folders].sort(byName)
+    }
   }
 
   /** Whether each folder of `paths` exists, made on purpose or holding anything: one lookup by key in
    *  the index (while the user's names are being built, whether the store lists anything under each). */
   async function foldersExist (userId: string, paths: string[]): Promise<boolean[]> {
-    const keys = paths.map((path) => path === '' ? '' : userPrefix(userId) + checkFolderPath(path))
-    if (names && await names.built(userId)) {
+    const keys = await folderKeys(userId, paths)
+    if (names && await names.built(userId) && keys.every((key) => key === '' || pathOf(key)?.userId === userId)) {
       const found = await names.folders(keys.filter((key) => key !== ''))
       return keys.map((key) => key === '' || found.has(key))
     }
     return await Promise.all(keys.map(async (key) => key === '' || (await store.list(key, { limit: 1 })).objects.length > 0))
+  }
+
+  /** The markers' keys of the caller's folders at `paths` (a mount's folder is the owner's): '' for the root. */
+  async function folderKeys (userId: string, paths: string[]): Promise<string[]> {
+    const folders = paths.filter((path) => path !== '').map((path) => checkFolderPath(path).slice(0, -1))
+    const places = new Map((await placesOf(reader(userId), folders, 'read')).map((place, index) => [folders[index], `${place.key}/`]))
+    return paths.map((path) => path === '' ? '' : places.get(checkFolderPath(path).slice(0, -1))!)
   }
 
   /** 409 when a folder made on purpose stands at `key`'s name: a file and a folder of one name
@@ -270,34 +427,54 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     if (await (await readsOfKey(key)).head(`${key}/`)) throw new FolderInTheWayError(path)
   }
 
-  const transferKeys = (operation: 'copy' | 'move', userId: string, from: string, to: string) => {
-    if (from === to) throw new ConflictError(`a file cannot be ${operation === 'copy' ? 'copied' : 'moved'} onto itself`)
-    return [keyOf(userId, from), keyOf(userId, to)]
+  /** Where a copy or a move reads and writes: a move changes its source, a copy only reads it. */
+  const transferPlaces = async (operation: 'copy' | 'move', owner: Owner, from: string, to: string) => {
+    const places = await Promise.all([placeOf(owner, from, operation === 'copy' ? 'read' : 'write'), placeOf(owner, to, 'write')])
+    if (places[0].key === places[1].key) throw new ConflictError(`a file cannot be ${operation === 'copy' ? 'copied' : 'moved'} onto itself`)
+    return places
   }
 
   /** A copy by the store, answered as a write is, for the destination. Its room is the source's
-   *  size, reserved before the copy; the version copied is pinned to the one measured. */
-  async function copy (owner: Owner, from: string, to: string, { source, destination, contentType, metadata }: CopyRequest = {}) {
-    const [fromKey, toKey] = transferKeys('copy', owner.userId, from, to)
+   *  size, reserved before the copy for the destination's owner; the version copied is pinned to the
+   *  one measured (answered as `source`). */
+  async function copyBetween (origin: Place, target: Place, from: string, to: string, { source, destination, contentType, metadata }: CopyRequest) {
     for (let attempt = 1; ; attempt++) {
-      const current = await publisher.look(fromKey, source)
+      const current = await publisher.look(origin.key, source)
       if (!current) throw notFound(from)
       try {
-        const done = await withRoom(owner, current.size, (reservation) => publisher.copy(current, toKey, { preconditions: destination, contentType, reservation, metadata }))
+        const done = await inOwnersRoom(target, () => withRoom(target.owner, current.size, (reservation) => publisher.copy(current, target.key, { preconditions: destination, contentType, reservation, metadata })))
         if (!done) throw notFound(from)
-        return described(to, done)
+        return { copied: described(to, done), source: current }
       } catch (error) {
         // The source changed since it was measured: measured again.
-        const changed = error instanceof PreconditionFailedError && (await store.head(fromKey))?.etag !== current.etag
+        const changed = error instanceof PreconditionFailedError && (await store.head(origin.key))?.etag !== current.etag
         if (!changed || attempt === COPY_ATTEMPTS) throw error
       }
     }
   }
 
-  /** A move by the store: usage changes only by the file it replaces at `to`. */
+  async function copy (owner: Owner, from: string, to: string, request: CopyRequest = {}) {
+    const [origin, target] = await transferPlaces('copy', owner, from, to)
+    return (await copyBetween(origin, target, from, to, request)).copied
+  }
+
+  /** A move by the store: usage changes only by the file it replaces at `to`. Across a mount's edge
+   *  (two owners) it is a copy, counted for the destination's owner, then the source's removal. */
   async function move (owner: Owner, from: string, to: string, { source, destination }: TransferConditions = {}) {
-    const [fromKey, toKey] = transferKeys('move', owner.userId, from, to)
-    const done = await publisher.move(fromKey, toKey, { sourcePreconditions: source, preconditions: destination })
+    const itself = await mountItself(owner.userId, from)
+    if (itself) {
+      await renameMount(owner.userId, itself, to)
+      const file = await (await readsOf(itself.ownerId)).head(userPrefix(itself.ownerId) + itself.path)
+      if (!file) throw notFound(from)
+      return described(to, file)
+    }
+    const [origin, target] = await transferPlaces('move', owner, from, to)
+    if (origin.owner.userId !== target.owner.userId) {
+      const { copied, source: moved } = await copyBetween(origin, target, from, to, { source, destination })
+      await publisher.delete(origin.key, { ifMatch: [moved.etag] })
+      return copied
+    }
+    const done = await publisher.move(origin.key, target.key, { sourcePreconditions: source, preconditions: destination })
     if (!done) throw notFound(from)
     return described(to, done)
   }
@@ -319,23 +496,24 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     /** One page of a user's files; with `delimiter: '/'`, one level: files and `folders` in key order,
      *  sharing the page, or, sorted by size or time (or by name, descending, or asked so), folders first. */
     async list (userId: string, query: ListQuery): Promise<FilePage> {
-      const base = userPrefix(userId)
       const prefix = checkPrefix(query.prefix ?? '')
-      if ((query.sort ?? 'name') !== 'name' || query.order === 'desc' || query.foldersFirst === true) return await listSorted(userId, base, prefix, query)
-      const startAfter = query.continuationToken === undefined
-        ? undefined
-        : base + decodeContinuationToken(query.continuationToken)
-      const limit = Math.min(query.pageSize ?? PAGE_SIZE, MAX_PAGE_SIZE)
-      const page = await (await readsOf(userId)).list(base + prefix, { startAfter, limit, delimiter: query.delimiter })
-      const files = page.objects.filter((object) => !isMarker(object.key)).map(listedUnder(base))
-      const made = page.objects.filter((object) => isMarker(object.key)).map((object) => object.key.slice(base.length))
-      const folders = query.delimiter
-        ? { folders: (page.folders ?? []).map((folder) => folder.slice(base.length)) }
-        : made.length > 0 ? { folders: made } : {}
-      const last = pageEnd(page)
-      return page.isTruncated && last !== undefined
-        ? { files, ...folders, isTruncated: true, continuationToken: encodeContinuationToken(last.slice(base.length)) }
-        : { files, ...folders, isTruncated: false }
+      // Under a mount: the owner's folder, shown under the mount's name.
+      const within = prefix.includes('/') ? await placeOf(reader(userId), prefix.slice(0, prefix.indexOf('/')), 'read') : undefined
+      const mount = within?.mount
+      if (mount && !mount.path.endsWith('/')) return { files: [], ...(query.delimiter ? { folders: [] } : {}), isTruncated: false }
+      const base = mount ? userPrefix(mount.ownerId) + mount.path : userPrefix(userId)
+      const shown = mount ? `${mount.name}/` : ''
+      const inside = prefix.slice(shown.length)
+      const sorted = (query.sort ?? 'name') !== 'name' || query.order === 'desc' || query.foldersFirst === true
+      const page = sorted
+        ? await listSorted(mount?.ownerId ?? userId, base, shown, inside, query)
+        : await listInKeyOrder(mount?.ownerId ?? userId, base, shown, inside, query)
+      if (mount) {
+        const shared = sharedMark(mount)
+        return { ...page, files: page.files.map((file) => ({ ...file, shared })) }
+      }
+      if (!query.delimiter || !mounts || prefix.includes('/')) return page
+      return await withMounts(userId, prefix, page, sorted ? { firstPage: query.continuationToken === undefined, descending: query.order === 'desc' } : { after: query.continuationToken })
     },
 
     /** A page of the user's files (under `prefix`) whose path holds `text`, in any case: by name, or newest first. */
@@ -359,34 +537,39 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     },
 
     async head (userId: string, path: string): Promise<ObjectMeta> {
-      const key = keyOf(userId, path)
-      const file = await (await readsOf(userId)).head(key)
+      const { key } = await placeOf(reader(userId), path, 'read')
+      const file = await (await readsOfKey(key)).head(key)
       if (!file) throw notFound(path)
       return file
     },
 
     /** The file, or the range asked for, unless the conditions say the client's copy is current (304). */
-    read: (userId: string, path: string, options: ReadRequest = {}) => readAt(keyOf(userId, path), () => notFound(path), options),
+    read: async (userId: string, path: string, options: ReadRequest = {}) => readAt((await placeOf(reader(userId), path, 'read')).key, () => notFound(path), options),
 
     /** Replaces the x-amz-meta-* of the file at `path` as it is now (`etag`), its content unchanged. */
     async setMetadata (userId: string, path: string, etag: string, metadata: Metadata) {
-      await names?.setMetadata(keyOf(userId, path), etag, metadata)
+      await names?.setMetadata((await placeOf(reader(userId), path, 'write')).key, etag, metadata)
     },
+
+    /** Where the caller's path leads, and with what right (DESIGN §13): for front ends that name
+     *  keys of their own (thumbnails, links). 403 for a write a viewer cannot make. */
+    place: (caller: Owner, path: string, access: 'read' | 'write') => placeOf(caller, path, access),
 
     /** Refused before the body is read when its preconditions already fail (412) or its declared
      *  length has no room (507); a body of unknown length is refused as soon as it passes the quota. */
-    async write (owner: Owner, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions, length, metadata }: WriteRequest = {}) {
-      const key = keyOf(owner.userId, path)
+    async write (caller: Owner, path: string, body: Bytes, { contentType = DEFAULT_CONTENT_TYPE, maxBytes = maxUploadBytes, preconditions, length, metadata }: WriteRequest = {}) {
+      const place = await placeOf(caller, path, 'write')
+      const { key, owner } = place
       const conditional = hasPreconditions(preconditions)
       // Asked at once, answered while room is reserved: no wait of its own before the body is read.
       const overFolder = refuseOverFolder(key, path)
       overFolder.catch(() => {})
       // A small body is refused once it has arrived rather than looked at twice.
       if (conditional && (length === undefined || length > READ_BEFORE_LOOKING_BYTES)) await publisher.look(key, preconditions)
-      const stored = await withRoom(owner, length ?? 0, async (reservation) => {
+      const stored = await inOwnersRoom(place, () => withRoom(owner, length ?? 0, async (reservation) => {
         await overFolder
         return await publisher.write(key, length === undefined ? quotas.metered(body, reservation) : body, { contentType, maxBytes, preconditions, reservation, metadata })
-      }).catch(async (error) => {
+      })).catch(async (error) => {
         // A write refused for its room and for its preconditions is told of the preconditions.
         if (conditional && error instanceof InsufficientStorageError) await publisher.look(key, preconditions)
         throw error
@@ -398,9 +581,16 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     /** To the trash when it keeps files (resolving with the trash item's id), else, or with
      *  `skipTrash` (an S3 credential made so), at once. */
     async delete (userId: string, path: string, preconditions?: Preconditions, { skipTrash = false }: { skipTrash?: boolean } = {}): Promise<{ trashId?: string }> {
-      const key = keyOf(userId, path)
+      const itself = await mountItself(userId, path)
+      if (itself) {
+        await mounts!.leave(itself.shareId, userId)
+        return {}
+      }
+      const { key, owner, path: ownersPath, mount } = await placeOf(reader(userId), path, 'write')
       if (trash?.keeps && !skipTrash) {
-        const trashId = await trash.discard(userId, path, key, preconditions)
+        // Under a mount, to the owner's trash: the grantee is not told its id (DESIGN §13).
+        const trashId = await trash.discard(owner.userId, ownersPath, key, preconditions)
+        if (mount && trashId) return {}
         if (!trashId) throw notFound(path)
         return { trashId }
       }
@@ -417,7 +607,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       ? {
           list: trash.list,
           restore: async (userId: string, id: string, to?: string) => {
-            const { path, file } = await trash.restore(userId, id, (path) => keyOf(userId, path), to)
+            const into = to === undefined ? undefined : await placeOf(reader(userId), to, 'write')
+            const { path, file } = await trash.restore(userId, id, (path) => into && path === to ? into.key : keyOf(userId, path), to)
             return described(path, file)
           },
           purge: trash.purge,
@@ -430,8 +621,9 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
      *  already is left as it is. 409 when a file has its name. */
     async makeFolder (userId: string, path: string) {
       const folder = checkFolderPath(path)
-      if (await (await readsOf(userId)).head(keyOf(userId, folder.slice(0, -1)))) throw new ConflictError(`a file has that name: ${folder.slice(0, -1)}`)
-      await publisher.write(userPrefix(userId) + folder, [], { contentType: FOLDER_TYPE, maxBytes: 0, preconditions: { ifNoneMatch: ['*'] } }).catch((error) => {
+      const { key } = await placeOf(reader(userId), folder.slice(0, -1), 'write')
+      if (await (await readsOfKey(key)).head(key)) throw new ConflictError(`a file has that name: ${folder.slice(0, -1)}`)
+      await publisher.write(`${key}/`, [], { contentType: FOLDER_TYPE, maxBytes: 0, preconditions: { ifNoneMatch: ['*'] } }).catch((error) => {
         if (!(error instanceof PreconditionFailedError)) throw error
       })
       return { path: folder }
@@ -441,8 +633,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
      *  key in the index. Undefined for a folder the index dates not (indexed before folders had a
      *  time) and, while the user's names are being built, for one not made on purpose. */
     async folderDates (userId: string, paths: string[]): Promise<Array<Date | undefined>> {
-      const keys = paths.map((path) => userPrefix(userId) + checkFolderPath(path))
-      if (names && await names.built(userId)) {
+      const keys = await folderKeys(userId, paths)
+      if (names && await names.built(userId) && keys.every((key) => pathOf(key)?.userId === userId)) {
         const found = await names.folders(keys)
         return keys.map((key) => found.get(key))
       }
@@ -451,6 +643,10 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
 
     foldersExist,
 
+    takenByOwn,
+    mountItself,
+    renameMount,
+
     /** Whether the folder exists: made on purpose, or holding anything. */
     folderExists: async (userId: string, path: string): Promise<boolean> => (await foldersExist(userId, [path]))[0],
 
@@ -458,19 +654,27 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
      *  (a folder moved away): it is no longer kept for itself, and lasts while it holds anything. */
     async removeFolder (userId: string, path: string, { unlessEmpty = false } = {}) {
       const folder = checkFolderPath(path)
-      const marker = userPrefix(userId) + folder
+      const itself = await mountItself(userId, folder)
+      if (itself) {
+        if (!unlessEmpty) await mounts!.leave(itself.shareId, userId)
+        return
+      }
+      const marker = `${(await placeOf(reader(userId), folder.slice(0, -1), 'write')).key}/`
       if (unlessEmpty) {
         await publisher.delete(marker)
         return
       }
-      const { objects, folders = [] } = await (await readsOf(userId)).list(marker, { limit: 2, delimiter: '/' })
+      const { objects, folders = [] } = await (await readsOfKey(marker)).list(marker, { limit: 2, delimiter: '/' })
       if (objects.some((object) => object.key !== marker) || folders.length > 0) throw new ConflictError(`the folder is not empty: ${folder}`)
       if (!await publisher.delete(marker)) throw new NotFoundError(`no such folder: ${folder}`)
     },
 
     /** Replaced files, kept as versions of their path; undefined when VERSION_RETENTION_DAYS is 0. */
     versions: versions && {
-      list: (userId: string, path: string, continuationToken?: string) => versions.list(userId, checkFilePath(path), continuationToken),
+      list: async (userId: string, path: string, continuationToken?: string) => {
+        const { owner, path: ownersPath } = await placeOf(reader(userId), path, 'read')
+        return await versions.list(owner.userId, ownersPath, continuationToken)
+      },
       tokenAfter: versions.tokenAfter,
       /** A version's bytes, described as the file they were (its time and type), and that file's path. */
       async read (userId: string, id: string, options: ReadConditions & { range?: RangeRequest } = {}) {
@@ -483,8 +687,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         const version = await versions.find(owner.userId, id)
         const object = await versions.objectOf(version)
         const path = to ?? version.path
-        const key = keyOf(owner.userId, path)
-        const restored = await withRoom(owner, object.size, (reservation) => publisher.copy(object, key, { preconditions: { ifMatch }, reservation }), { id, size: version.size })
+        const place = await placeOf(owner, path, 'write')
+        const restored = await inOwnersRoom(place, () => withRoom(place.owner, object.size, (reservation) => publisher.copy(object, place.key, { preconditions: { ifMatch }, reservation }), { id, size: version.size }))
         if (!restored) throw versions.notFound()
         return described(path, restored)
       },
@@ -495,15 +699,15 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     },
 
     /** Throws 412 when a write of this file with these preconditions would already be refused. */
-    checkWritable: async (userId: string, path: string, preconditions: Preconditions) => { await publisher.look(keyOf(userId, path), preconditions) },
+    checkWritable: async (userId: string, path: string, preconditions: Preconditions) => { await publisher.look((await placeOf(reader(userId), path, 'write')).key, preconditions) },
 
     /** A URL straight to the store for one of the user's files (S3 presigned); undefined when the store cannot. */
-    presign: store.presign && ((userId: string, path: string, link: PresignRequest) => store.presign!(keyOf(userId, path), link)),
+    presign: store.presign && (async (userId: string, path: string, link: PresignRequest) => store.presign!((await placeOf(reader(userId), path, 'read')).key, link)),
 
     /** S3 multipart uploads made by the store itself at the file's key (stores with nativeParts):
      *  their parts go straight to it, and completing one publishes it as a write is. */
     nativeUploads: store.nativeParts && {
-      begin: (userId: string, path: string, contentType: string) => store.nativeParts!.begin(keyOf(userId, path), contentType),
+      begin: async (userId: string, path: string, contentType: string) => store.nativeParts!.begin(await ownKeyForUpload(userId, path), contentType),
       upload: (userId: string, path: string, uploadId: string, partNumber: number, body: Bytes, length: number) =>
         store.nativeParts!.upload(keyOf(userId, path), uploadId, partNumber, body, length),
       /** Publishes the parts chosen; what the upload held (`uploadBytes`, every part sent) stops counting then. */
@@ -521,7 +725,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     staged: publisher.staged && {
       /** A resumable upload's declared length, held until it is published or dropped (507 when there is no room). */
       claim: (owner: Owner, bytes: number) => roomFor(owner, bytes, () => quotas.claimUpload(owner, bytes)),
-      begin: (id: string, userId: string, path: string, contentType: string) => publisher.staged!.begin(id, keyOf(userId, path), contentType),
+      begin: async (id: string, userId: string, path: string, contentType: string) => publisher.staged!.begin(id, await ownKeyForUpload(userId, path), contentType),
       append: (id: string, userId: string, path: string, state: StagedState, body: Bytes, position: StagedPosition) =>
         publisher.staged!.append(id, keyOf(userId, path), state, body, position),
       /** Publishes the upload; its declared length stops counting as an upload and counts as the file. */

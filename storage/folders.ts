@@ -36,6 +36,12 @@ export async function transferFolder (
   checkPrefix(to)
   if (to !== '' && !to.endsWith('/')) throw new BadRequestError('to must be a folder (end in "/", or be empty for your root) when from is one')
   if (to.startsWith(from)) throw new ConflictError(`${to || 'your root'} is inside ${from}: a folder cannot be put inside itself`)
+  // What is shared with the caller, moved whole: the mount is renamed, the owner's files stay.
+  const itself = operation === 'move' ? await service.mountItself(owner.userId, from) : undefined
+  if (itself) {
+    await service.renameMount(owner.userId, itself, to)
+    return { files: 0, bytes: 0, isTruncated: false }
+  }
   const done = { files: 0, bytes: 0 }
   let continuationToken: string | undefined
   for (let first = true; ; first = false) {

@@ -1,7 +1,8 @@
 import type { Person } from '../db/people.js'
 import { WHOLE_ORG, type Share, type ShareRepository, type ShareRole } from '../db/shares.js'
 import type { Owner } from '../db/usage.js'
-import { BadRequestError, ConflictError, NotFoundError } from '../errors.js'
+import type { Mount, MountRepository } from '../db/mounts.js'
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js'
 import type { People } from '../identity/people.js'
 import type { FileService } from './files.js'
 import { checkFilePath, checkFolderPath } from './paths.js'
@@ -19,8 +20,23 @@ export interface ShareAnswer {
   expiresAt?: string
 }
 
+/** A share as its grantee is answered (DESIGN §13, GET /api/shared). */
+export interface ReceivedAnswer {
+  id: string
+  name: string
+  owner: { userId: string, email?: string, name?: string }
+  role: ShareRole
+  kind: 'folder' | 'file'
+  createdAt: string
+  expiresAt?: string
+}
+
+// How far " (2)", " (3)", … go looking for a free name at the top of a grantee's tree.
+const MOUNT_NAME_TRIES = 100
+
 export interface SharesOptions {
   repository: ShareRepository
+  mounts: MountRepository
   people: People
   files: FileService
   /** SHARES_ACROSS_ORGS: a person of another organization may be shared with. */
@@ -29,7 +45,7 @@ export interface SharesOptions {
 }
 
 /** Shares between people, as their owners make, see, change and end them (DESIGN §13). */
-export function createShares ({ repository, people, files, acrossOrgs = false, now = () => new Date() }: SharesOptions) {
+export function createShares ({ repository, mounts, people, files, acrossOrgs = false, now = () => new Date() }: SharesOptions) {
   const withOf = async (grantee: string): Promise<ShareAnswer['with']> => {
     if (grantee === WHOLE_ORG) return { org: true }
     const { email, name } = await people.find(grantee) ?? {}
@@ -71,8 +87,42 @@ export function createShares ({ repository, people, files, acrossOrgs = false, n
     return folder
   }
 
+  /** Mounts the share for the person under the shared item's name, or the first of "name (2)",
+   *  "name (3)", … that nothing at the top of their tree has (DESIGN §13). */
+  async function mount (share: { id: string, path: string }, granteeId: string): Promise<void> {
+    const item = share.path.endsWith('/') ? share.path.slice(0, -1) : share.path
+    const named = item.slice(item.lastIndexOf('/') + 1)
+    for (let n = 1; n <= MOUNT_NAME_TRIES; n++) {
+      const name = n === 1 ? named : `${named} (${n})`
+      if (await files.takenByOwn(granteeId, name)) continue
+      if (await mounts.add(share.id, granteeId, name) || await mounts.has(share.id, granteeId)) return
+    }
+    throw new ConflictError(`${named} and ${MOUNT_NAME_TRIES - 1} more names like it are taken at the top of their files: they cannot receive this share`)
+  }
+
+  const receivedOf = async (received: Mount): Promise<ReceivedAnswer> => {
+    const { email, name } = await people.find(received.ownerId) ?? {}
+    return {
+      id: received.shareId,
+      name: received.name,
+      owner: { userId: received.ownerId, ...(email ? { email } : {}), ...(name ? { name } : {}) },
+      role: received.role,
+      kind: received.path.endsWith('/') ? 'folder' : 'file',
+      createdAt: received.createdAt.toISOString(),
+      ...(received.expiresAt ? { expiresAt: received.expiresAt.toISOString() } : {})
+    }
+  }
+
+  /** The caller's mount of the share `id`: 404 when they have none. */
+  async function receivedShare (userId: string, id: string): Promise<Mount> {
+    const found = (await mounts.list(userId, now())).find((received) => received.shareId === id)
+    if (!found) throw new NotFoundError(`nothing is shared with you as ${id}`)
+    return found
+  }
+
   return {
     async add (owner: Owner, { path, with: named, role, expiresAt }: { path: string, with: ShareWith, role: ShareRole, expiresAt?: string }): Promise<ShareAnswer> {
+      if ((await files.place(owner, path.endsWith('/') ? path.slice(0, -1) : path, 'read')).mount) throw new ForbiddenError('what is shared with you cannot be shared further: ask its owner')
       const expires = expiryOf(expiresAt)
       let grantee = WHOLE_ORG
       if ('org' in named) {
@@ -85,6 +135,8 @@ export function createShares ({ repository, people, files, acrossOrgs = false, n
       if (shared.endsWith('/')) await files.makeFolder(owner.userId, shared)
       const share = await repository.add({ ownerId: owner.userId, ownerOrgId: owner.orgId, path: shared, grantee, role, expiresAt: expires })
       if (!share) throw new ConflictError(`${shared} is shared with them already: change that share instead (PATCH /api/shares/{id})`)
+      const grantees = grantee === WHOLE_ORG ? (await people.members(owner.orgId)).filter((userId) => userId !== owner.userId) : [grantee]
+      for (const userId of grantees) await mount(share, userId)
       return await answerOf(share)
     },
 
@@ -101,6 +153,28 @@ export function createShares ({ repository, people, files, acrossOrgs = false, n
 
     async remove (owner: Owner, id: string): Promise<void> {
       if (!await repository.remove(owner.userId, id)) throw new NotFoundError(`you have no share ${id}`)
+    },
+
+    /** What is shared with the caller, as mounted at the top of their tree. */
+    async received (userId: string): Promise<ReceivedAnswer[]> {
+      return await Promise.all((await mounts.list(userId, now())).map(receivedOf))
+    },
+
+    /** Names the caller's mount of share `id` `name`: 409 when anything at the top of their tree has it. */
+    async rename (userId: string, id: string, name: string): Promise<ReceivedAnswer> {
+      const received = await receivedShare(userId, id)
+      await files.renameMount(userId, received, name)
+      return await receivedOf({ ...received, name })
+    },
+
+    /** The caller leaves share `id`: a share with them ends (for the owner too); an organization's is hidden for them only. */
+    async leave (userId: string, id: string): Promise<void> {
+      await mounts.leave((await receivedShare(userId, id)).shareId, userId)
+    },
+
+    /** Mounts the organization's shares for a person seen for the first time (or in another organization). */
+    async mountOrgShares (userId: string, orgId: string | null): Promise<void> {
+      for (const share of await mounts.unmountedOrgShares(userId, orgId)) await mount(share, userId)
     },
 
     /** A folder of the owner's is being moved from `from` to `to`: its shares, and those under it, go along. */

@@ -713,6 +713,47 @@ export interface paths {
         patch: operations["changeShare"];
         trace?: never;
     };
+    "/api/shared": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What others share with you, and where it is mounted */
+        get: operations["listReceivedShares"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/shared/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Leave a share
+         * @description The owner's files stay. A share with you ends; one with your whole organization is hidden for you only.
+         */
+        delete: operations["leaveShare"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename where a share is mounted in your files
+         * @description The owner's files keep their names.
+         */
+        patch: operations["renameMount"];
+        trace?: never;
+    };
     "/api/images/{path}": {
         parameters: {
             query?: never;
@@ -753,6 +794,14 @@ export interface components {
             lastModified: string;
             /** @description Strong validator of the content, quoted, as in the ETag header */
             etag: string;
+            /** @description Present on files at or under what is shared with you */
+            shared?: {
+                /** @description The share it is reached by (GET /api/shared) */
+                id: string;
+                role: "viewer" | "editor";
+                /** @description The owner's userId */
+                owner: string;
+            };
         };
         StowageFileList: {
             files: components["schemas"]["StowageFileEntry"][];
@@ -1134,6 +1183,27 @@ export interface components {
         };
         StowageShares: {
             shares: components["schemas"]["StowageShare"][];
+        };
+        StowageReceivedShare: {
+            /** @description The share's id, as its owner sees it too */
+            id: string;
+            /** @description Where it is mounted: the top of your files, under this name */
+            name: string;
+            owner: {
+                userId: string;
+                email?: string;
+                name?: string;
+            };
+            /** @description viewer: read; editor: read and write, under your rules (your quota, versions, trash) */
+            role: "viewer" | "editor";
+            kind: "folder" | "file";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt?: string;
+        };
+        StowageReceivedShares: {
+            shares: components["schemas"]["StowageReceivedShare"][];
         };
         /** @description A download link of an image: the image transformed, as GET /api/images/{path} sends it */
         StowageImageTransform: {
@@ -1887,6 +1957,15 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
+            /** @description Not yours to do: what is shared with you as a viewer cannot be changed, and nothing shared with you can be shared further or linked; `error` says which. Nothing was changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
             /** @description If-Match or If-None-Match does not hold: nothing was changed */
             412: {
                 headers: {
@@ -1936,7 +2015,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description Your usage would pass your quota (files, trash and unfinished uploads); `error` says the usage and the quota. Nothing was stored */
+            /** @description Your usage would pass your quota (files, trash and unfinished uploads), or, in what is shared with you, its owner's; `error` says whose, the usage and the quota. Nothing was stored */
             507: {
                 headers: {
                     [name: string]: unknown;
@@ -1987,6 +2066,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Not yours to do: what is shared with you as a viewer cannot be changed, and nothing shared with you can be shared further or linked; `error` says which. Nothing was changed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2223,6 +2311,15 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
+            /** @description Not yours to do: what is shared with you as a viewer cannot be changed, and nothing shared with you can be shared further or linked; `error` says which. Nothing was changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
             /** @description If-Match or If-None-Match does not hold: nothing was changed */
             412: {
                 headers: {
@@ -2263,7 +2360,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description Your usage would pass your quota (files, trash and unfinished uploads); `error` says the usage and the quota. Nothing was stored */
+            /** @description Your usage would pass your quota (files, trash and unfinished uploads), or, in what is shared with you, its owner's; `error` says whose, the usage and the quota. Nothing was stored */
             507: {
                 headers: {
                     [name: string]: unknown;
@@ -2314,6 +2411,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Not yours to do: what is shared with you as a viewer cannot be changed, and nothing shared with you can be shared further or linked; `error` says which. Nothing was changed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2498,6 +2604,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Not yours to do: what is shared with you as a viewer cannot be changed, and nothing shared with you can be shared further or linked; `error` says which. Nothing was changed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -2795,6 +2910,15 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
+            /** @description Not yours to do: what is shared with you as a viewer cannot be changed, and nothing shared with you can be shared further or linked; `error` says which. Nothing was changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
             /** @description Not found, or not yours */
             404: {
                 headers: {
@@ -2853,7 +2977,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description Your usage would pass your quota (files, trash and unfinished uploads); `error` says the usage and the quota. Nothing was stored */
+            /** @description Your usage would pass your quota (files, trash and unfinished uploads), or, in what is shared with you, its owner's; `error` says whose, the usage and the quota. Nothing was stored */
             507: {
                 headers: {
                     [name: string]: unknown;
@@ -2913,6 +3037,15 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
+            /** @description Not yours to do: what is shared with you as a viewer cannot be changed, and nothing shared with you can be shared further or linked; `error` says which. Nothing was changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
             /** @description Not found, or not yours */
             404: {
                 headers: {
@@ -2971,7 +3104,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description Your usage would pass your quota (files, trash and unfinished uploads); `error` says the usage and the quota. Nothing was stored */
+            /** @description Your usage would pass your quota (files, trash and unfinished uploads), or, in what is shared with you, its owner's; `error` says whose, the usage and the quota. Nothing was stored */
             507: {
                 headers: {
                     [name: string]: unknown;
@@ -3182,6 +3315,15 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
+            /** @description Not yours to do: what is shared with you as a viewer cannot be changed, and nothing shared with you can be shared further or linked; `error` says which. Nothing was changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
             /** @description A conflict with what is there: the destination is the source or inside the folder moved or copied, a file has the folder's name, or the folder is not empty */
             409: {
                 headers: {
@@ -3257,6 +3399,15 @@ export interface operations {
                 headers: {
                     /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Not yours to do: what is shared with you as a viewer cannot be changed, and nothing shared with you can be shared further or linked; `error` says which. Nothing was changed */
+            403: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -3967,7 +4118,7 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
-            /** @description Your usage would pass your quota (files, trash and unfinished uploads); `error` says the usage and the quota. Nothing was stored */
+            /** @description Your usage would pass your quota (files, trash and unfinished uploads), or, in what is shared with you, its owner's; `error` says whose, the usage and the quota. Nothing was stored */
             507: {
                 headers: {
                     [name: string]: unknown;
@@ -4900,6 +5051,15 @@ export interface operations {
                     "application/json": components["schemas"]["StowageError"];
                 };
             };
+            /** @description Not yours to do: what is shared with you as a viewer cannot be changed, and nothing shared with you can be shared further or linked; `error` says which. Nothing was changed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
             /** @description Not found, or not yours */
             404: {
                 headers: {
@@ -5073,6 +5233,228 @@ export interface operations {
             };
             /** @description Not found, or not yours */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description The body is not application/json; for an image route, the file is not an image it reads (JPEG, PNG, WebP, AVIF, GIF, TIFF) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    listReceivedShares: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Shared with you */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageReceivedShares"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    leaveShare: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Left: it is no longer in your files */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed; `error` says how */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Too many failed authentications from this address or for this key id */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A service it needs is down or too slow, or too many uploads or image transforms are in progress; retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+        };
+    };
+    renameMount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The mount's new name at the top of your files */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The share as you see it now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageReceivedShare"];
+                };
+            };
+            /** @description The request is malformed; `error` says how */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description No credentials, or none that any method accepts (the same answer whichever failed) */
+            401: {
+                headers: {
+                    /** @description `Bearer`, with `resource_metadata="<URL of /.well-known/oauth-protected-resource>"` when an identity provider is configured */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description Not found, or not yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StowageError"];
+                };
+            };
+            /** @description A conflict with what is there: the destination is the source or inside the folder moved or copied, a file has the folder's name, or the folder is not empty */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,116 @@
+import { sql, type Kysely } from 'kysely'
+import { lookupOf } from './dialect.js'
+import { WHOLE_ORG, type ShareRole } from './shares.js'
+import type { Database } from './types.js'
+
+/** A share as its grantee sees it: mounted at `name`, at the top of their tree (DESIGN §13). */
+export interface Mount {
+  shareId: string
+  name: string
+  ownerId: string
+  ownerOrgId: string | null
+  /** The owner's path of what is shared: a folder ends in "/". */
+  path: string
+  role: ShareRole
+  createdAt: Date
+  expiresAt?: Date
+}
+
+interface MountRow {
+  name: string
+  id: string
+  owner_id: string
+  owner_org_id: string | null
+  path: string
+  role: ShareRole
+  created_at: string
+  expires_at: string | null
+}
+
+const mountOf = (row: MountRow): Mount => ({
+  shareId: row.id,
+  name: row.name,
+  ownerId: row.owner_id,
+  ownerOrgId: row.owner_org_id,
+  path: row.path,
+  role: row.role,
+  createdAt: new Date(row.created_at),
+  ...(row.expires_at ? { expiresAt: new Date(row.expires_at) } : {})
+})
+
+const COLUMNS = ['m.name', 's.id', 's.owner_id', 's.owner_org_id', 's.path', 's.role', 's.created_at', 's.expires_at'] as const
+
+/** Where each person sees what was shared with them. */
+export function createMountRepository (db: Kysely<Database>) {
+  const received = (granteeId: string, now: Date) => db.selectFrom('mounts as m').innerJoin('shares as s', 's.id', 'm.share_id')
+    .select(COLUMNS)
+    .where('m.grantee_id', '=', granteeId)
+    .where(sql<boolean>`(s.expires_at is null or s.expires_at > ${now.toISOString()})`)
+  // Every request under a mount asks it: compiled once (see lookupOf).
+  const findRow = lookupOf<MountRow>(db, received('', new Date(0)).where('m.name', '=', '').compile().sql)
+
+  return {
+    /** The caller's mount named `name`, while its share lasts: the one query rights cost. */
+    async find (granteeId: string, name: string, now = new Date()): Promise<Mount | undefined> {
+      const row = await findRow([granteeId, now.toISOString(), name])
+      return row?.name ? mountOf(row) : undefined
+    },
+
+    /** The caller's mounts, by name. */
+    async list (granteeId: string, now = new Date()): Promise<Mount[]> {
+      return (await received(granteeId, now).where('m.name', 'is not', null).orderBy('m.name').execute()).map((row) => mountOf(row as MountRow))
+    },
+
+    /** Whether this person has a mount of the share, shown or left. */
+    async has (shareId: string, granteeId: string): Promise<boolean> {
+      return (await db.selectFrom('mounts').select('name').where('share_id', '=', shareId).where('grantee_id', '=', granteeId).executeTakeFirst()) !== undefined
+    },
+
+    /** Mounts the share for the person at `name`; false when they have one at that name already. */
+    async add (shareId: string, granteeId: string, name: string): Promise<boolean> {
+      const inserted = await db.insertInto('mounts').values({ share_id: shareId, grantee_id: granteeId, name, created_at: new Date().toISOString() })
+        .onConflict((conflict) => conflict.doNothing()).executeTakeFirst()
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0
+    },
+
+    /** Names the person's mount of the share `name`; false when another of theirs has that name. */
+    async rename (shareId: string, granteeId: string, name: string): Promise<boolean> {
+      const taken = await db.selectFrom('mounts').select('share_id').where('grantee_id', '=', granteeId).where('name', '=', name).executeTakeFirst()
+      if (taken) return taken.share_id === shareId
+      await db.updateTable('mounts').set({ name }).where('share_id', '=', shareId).where('grantee_id', '=', granteeId).execute()
+      return true
+    },
+
+    /** The person leaves the share: one with them ends (for its owner too); an organization's is hidden for them only. */
+    async leave (shareId: string, granteeId: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const share = await trx.selectFrom('shares').select('grantee').where('id', '=', shareId).executeTakeFirst()
+        if (share?.grantee === WHOLE_ORG) {
+          await trx.updateTable('mounts').set({ name: null }).where('share_id', '=', shareId).where('grantee_id', '=', granteeId).execute()
+          return
+        }
+        await trx.deleteFrom('shares').where('id', '=', shareId).where('grantee', '=', granteeId).execute()
+        await trx.deleteFrom('mounts').where('share_id', '=', shareId).execute()
+      })
+    },
+
+    /** Organization shares of `orgId` (null: of no organization) that `granteeId` has no mount of, but their own. */
+    async unmountedOrgShares (granteeId: string, orgId: string | null): Promise<Array<{ id: string, path: string }>> {
+      return await db.selectFrom('shares as s').select(['s.id', 's.path'])
+        .where('s.grantee', '=', WHOLE_ORG)
+        .where(orgId === null ? sql<boolean>`s.owner_org_id is null` : sql<boolean>`s.owner_org_id = ${orgId}`)
+        .where('s.owner_id', '<>', granteeId)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('mounts as m').select('m.name').whereRef('m.share_id', '=', 's.id').where('m.grantee_id', '=', granteeId))))
+        .execute()
+    },
+
+    /** The names a person's mounts take, among `names`. */
+    async taken (granteeId: string, names: string[]): Promise<Set<string>> {
+      if (names.length === 0) return new Set()
+      const rows = await db.selectFrom('mounts').select('name').where('grantee_id', '=', granteeId).where('name', 'in', names).execute()
+      return new Set(rows.map((row) => row.name!))
+    }
+  }
+}
+
+export type MountRepository = ReturnType<typeof createMountRepository>

@@ -1,0 +1,226 @@
+import t, { type Test } from 'tap'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { startIdp } from './helpers/idp.js'
+import { startS3Server } from './helpers/s3.js'
+import { waitFor } from './helpers/wait.js'
+
+// What a grantee reaches through a share (DESIGN §13): mounts at the top of their tree, and the
+// JSON and raw file routes through the one resolver, as a table of routes × viewer, editor,
+// stranger and ex-grantee, on both drivers (and both databases: CI runs this file on PostgreSQL too).
+const idp = await startIdp()
+t.teardown(() => idp.close())
+const s3 = await startS3Server()
+t.teardown(() => s3.close())
+
+type Headers = Record<string, string>
+const base64 = (text: string) => Buffer.from(text).toString('base64')
+
+async function team (t: Test, driver: 'fs' | 's3', env: Record<string, string> = {}) {
+  const { app, close } = await buildTestApp({ idp, driver, s3, env })
+  t.teardown(close)
+  const person = async (sub: string, org = 'acme') => {
+    const headers = bearer(idp.token({ sub, org_id: org, email: `${sub}@${org}.example`, name: sub.toUpperCase() }))
+    t.equal((await app.inject({ url: '/api/me', headers })).statusCode, 200)
+    return headers
+  }
+  const [ada, bea, cai, dan, eve] = [await person('ada'), await person('bea'), await person('cai'), await person('dan'), await person('eve')]
+  const put = async (headers: Headers, path: string, text = path) => {
+    const written = await app.inject({ method: 'PUT', url: `/api/files/${path}`, headers, payload: { content: base64(text) } })
+    t.equal(written.statusCode, 200, `put ${path}: ${written.payload}`)
+  }
+  const share = async (headers: Headers, body: object) => {
+    const made = await app.inject({ method: 'POST', url: '/api/shares', headers, payload: body })
+    t.equal(made.statusCode, 201, made.payload)
+    return made.json() as { id: string }
+  }
+  /** Every file of the person's own, with its ETag: what a refused request must leave as it was. */
+  const everything = async (headers: Headers) => {
+    const files: string[] = []
+    let continuationToken: string | undefined
+    do {
+      const page = (await app.inject({ url: `/api/files${continuationToken ? `?continuationToken=${continuationToken}` : ''}`, headers })).json()
+      files.push(...page.files.map((file: { key: string, etag: string }) => `${file.key} ${file.etag}`), ...(page.folders ?? []))
+      continuationToken = page.continuationToken
+    } while (continuationToken)
+    return files
+  }
+  const read = async (headers: Headers, path: string) => {
+    const got = await app.inject({ url: `/api/raw/${path}`, headers })
+    return got.statusCode === 200 ? got.payload : got.statusCode
+  }
+  return { app, ada, bea, cai, dan, eve, put, share, everything, read }
+}
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: a folder shared is mounted at the top of the grantee's tree, listed, read and renamed; leaving ends it`, async (t) => {
+    const { app, ada, bea, dan, put, share, read, everything } = await team(t, driver)
+    await put(ada, 'docs/plan.md', 'the plan')
+    await put(ada, 'docs/sub/a.txt')
+    await put(bea, 'docs/mine.txt', 'bea\'s own')
+    const { id } = await share(ada, { path: 'docs', with: { userId: 'bea' }, role: 'viewer' })
+
+    const received = (await app.inject({ url: '/api/shared', headers: bea })).json().shares
+    t.same(received.map(({ createdAt: _, ...rest }: { createdAt: string }) => rest), [{ id, name: 'docs (2)', owner: { userId: 'ada', email: 'ada@acme.example', name: 'ADA' }, role: 'viewer', kind: 'folder' }],
+      'named after the folder, with " (2)": bea has a docs/ of her own')
+    const top = (await app.inject({ url: '/api/files?delimiter=/', headers: bea })).json()
+    t.same(top.folders, ['docs (2)/', 'docs/'], 'among her folders, in order')
+    const sorted = (await app.inject({ url: '/api/files?delimiter=/&folders=first', headers: bea })).json()
+    t.same(sorted.folders, ['docs (2)/', 'docs/'], 'and in the console\'s order')
+    const inside = (await app.inject({ url: '/api/files?delimiter=/&prefix=docs%20(2)/', headers: bea })).json()
+    t.same(inside.folders, ['docs (2)/sub/'])
+    t.match(inside.files, [{ key: 'docs (2)/plan.md', size: 8, shared: { id, role: 'viewer', owner: 'ada' } }])
+    t.equal(await read(bea, 'docs (2)/plan.md'), 'the plan')
+    t.equal(await read(bea, 'docs/mine.txt'), 'bea\'s own', 'her own docs/ is hers still')
+    const json = await app.inject({ url: '/api/files/docs (2)/sub/a.txt', headers: bea })
+    t.equal(Buffer.from(json.json().content, 'base64').toString(), 'docs/sub/a.txt')
+    const range = await app.inject({ url: '/api/raw/docs (2)/plan.md', headers: { ...bea, range: 'bytes=4-7' } })
+    t.equal(range.statusCode, 206)
+    t.equal(range.payload, 'plan')
+    const notModified = await app.inject({ url: '/api/raw/docs (2)/plan.md', headers: { ...bea, 'if-none-match': range.headers.etag as string } })
+    t.equal(notModified.statusCode, 304)
+    const zip = await app.inject({ url: '/api/archive?prefix=docs%20(2)/', headers: bea })
+    t.equal(zip.statusCode, 200)
+    t.ok(zip.rawPayload.includes(Buffer.from('plan.md')), 'zipped')
+    t.same(await everything(dan), [], 'a stranger sees nothing of it')
+    t.equal(await read(dan, 'docs (2)/plan.md'), 404)
+
+    const renamed = await app.inject({ method: 'PATCH', url: `/api/shared/${id}`, headers: bea, payload: { name: 'Ada\'s docs' } })
+    t.equal(renamed.statusCode, 200, renamed.payload)
+    t.equal(renamed.json().name, 'Ada\'s docs')
+    t.equal(await read(bea, 'Ada\'s docs/plan.md'), 'the plan', 'reached by its new name')
+    t.equal(await read(bea, 'docs (2)/plan.md'), 404, 'and no longer by the old one')
+    const taken = await app.inject({ method: 'PATCH', url: `/api/shared/${id}`, headers: bea, payload: { name: 'docs' } })
+    t.equal(taken.statusCode, 409)
+    t.match(taken.json().error, /docs is taken at the top of your files/)
+    for (const name of ['a/b', '..', '']) {
+      const bad = await app.inject({ method: 'PATCH', url: `/api/shared/${id}`, headers: bea, payload: { name } })
+      t.equal(bad.statusCode, 400, `name ${JSON.stringify(name)}`)
+    }
+    t.equal((await app.inject({ method: 'PATCH', url: `/api/shared/${id}`, headers: dan, payload: { name: 'x' } })).statusCode, 404, 'not the stranger\'s to rename')
+    t.equal((await app.inject({ method: 'DELETE', url: `/api/shared/${id}`, headers: dan })).statusCode, 404, 'nor to leave')
+
+    // Moving the mount is renaming it; deleting it is leaving: never a change to the owner's files.
+    const moved = await app.inject({ method: 'POST', url: '/api/moves', headers: bea, payload: { from: 'Ada\'s docs/', to: 'From Ada/' } })
+    t.equal(moved.statusCode, 200, moved.payload)
+    t.equal(await read(bea, 'From Ada/plan.md'), 'the plan')
+    const owners = await everything(ada)
+    t.equal((await app.inject({ method: 'DELETE', url: '/api/folders/From Ada', headers: bea })).statusCode, 204)
+    t.same(await everything(ada), owners, 'the owner\'s files stay')
+    t.same((await app.inject({ url: '/api/shares', headers: ada })).json().shares, [], 'the share ended for its owner too')
+    t.same((await app.inject({ url: '/api/shared', headers: bea })).json().shares, [])
+    t.equal(await read(bea, 'From Ada/plan.md'), 404)
+  })
+
+  t.test(`${driver}: every file route × viewer, editor, stranger and ex-grantee: a viewer's write is 403 with nothing changed, an editor's is the owner's`, async (t) => {
+    const { app, ada, bea, cai, dan, eve, put, share, everything, read } = await team(t, driver)
+    await put(ada, 'docs/plan.md', 'the plan')
+    await put(ada, 'docs/sub/a.txt')
+    for (const who of ['bea', 'cai', 'dan', 'eve']) await put(ada, `docs/${who}.txt`, `for ${who}`)
+    await share(ada, { path: 'docs/', with: { userId: 'bea' }, role: 'viewer' })
+    await share(ada, { path: 'docs/', with: { userId: 'cai' }, role: 'editor' })
+    const { id: eves } = await share(ada, { path: 'docs/', with: { userId: 'eve' }, role: 'editor' })
+    t.equal((await app.inject({ method: 'DELETE', url: `/api/shares/${eves}`, headers: ada })).statusCode, 204)
+    for (const headers of [bea, cai, dan, eve]) await put(headers, 'own.txt', 'their own')
+
+    const writes: Array<[string, (headers: Headers, who: string) => Promise<Awaited<ReturnType<typeof app.inject>>>]> = [
+      ['JSON PUT', (headers, who) => app.inject({ method: 'PUT', url: `/api/files/docs/new-${who}.txt`, headers, payload: { content: base64('new') } })],
+      ['raw PUT', (headers, who) => app.inject({ method: 'PUT', url: `/api/raw/docs/raw-${who}.txt`, headers: { ...headers, 'content-type': 'text/plain' }, payload: 'raw' })],
+      ['raw PUT over a file', (headers, who) => app.inject({ method: 'PUT', url: `/api/raw/docs/${who}.txt`, headers: { ...headers, 'content-type': 'text/plain' }, payload: 'replaced' })],
+      ['JSON DELETE', (headers) => app.inject({ method: 'DELETE', url: '/api/files/docs/sub/a.txt', headers })],
+      ['a folder made', (headers, who) => app.inject({ method: 'POST', url: '/api/folders', headers, payload: { path: `docs/folder-${who}` } })],
+      ['a copy into it', (headers, who) => app.inject({ method: 'POST', url: '/api/copies', headers, payload: { from: 'own.txt', to: `docs/copied-${who}.txt` } })],
+      ['a move within it', (headers, who) => app.inject({ method: 'POST', url: '/api/moves', headers, payload: { from: 'docs/plan.md', to: `docs/plan-${who}.md` } })],
+      ['a move out of it', (headers, who) => app.inject({ method: 'POST', url: '/api/moves', headers, payload: { from: `docs/${who}.txt`, to: `taken-${who}.txt` } })],
+      ['a resumable upload into it', (headers, who) => app.inject({ method: 'POST', url: '/api/uploads', headers: { ...headers, 'tus-resumable': '1.0.0', 'upload-length': '3', 'upload-metadata': `filename ${base64(`docs/tus-${who}.txt`)}` } })]
+    ]
+    const forbidden = /shared with you to view/
+
+    t.test('viewer', async (t) => {
+      const before = await everything(ada)
+      for (const [name, write] of writes) {
+        const refused = await write(bea, 'bea')
+        t.equal(refused.statusCode, 403, `${name}: ${refused.payload}`)
+        if (name !== 'a resumable upload into it') t.match(refused.json().error, forbidden)
+      }
+      t.same(await everything(ada), before, 'nothing changed at the owner\'s')
+      t.equal(await read(bea, 'docs/plan.md'), 'the plan', 'reads are hers')
+      t.same((await app.inject({ url: '/api/versions?path=docs/plan.md', headers: bea })).statusCode, 200, 'and versions\' lists')
+      const copiedOut = await app.inject({ method: 'POST', url: '/api/copies', headers: bea, payload: { from: 'docs/plan.md', to: 'my-plan.md' } })
+      t.equal(copiedOut.statusCode, 200, 'a copy out to her own files')
+      t.equal(await read(bea, 'my-plan.md'), 'the plan')
+      const reshared = await app.inject({ method: 'POST', url: '/api/shares', headers: bea, payload: { path: 'docs/plan.md', with: { userId: 'dan' }, role: 'viewer' } })
+      t.equal(reshared.statusCode, 403)
+      t.match(reshared.json().error, /cannot be shared further/)
+      const linked = await app.inject({ method: 'POST', url: '/api/links', headers: bea, payload: { path: 'docs/plan.md', method: 'download' } })
+      t.equal(linked.statusCode, 403)
+      t.match(linked.json().error, /cannot be linked/)
+    })
+
+    t.test('editor', async (t) => {
+      for (const [name, write] of writes) {
+        const done = await write(cai, 'cai')
+        if (name === 'a resumable upload into it') {
+          t.equal(done.statusCode, 403, 'not in pieces, yet: upload in one request')
+          continue
+        }
+        t.ok(done.statusCode < 300, `${name}: ${done.statusCode} ${done.payload}`)
+      }
+      const owners = (await everything(ada)).map((line) => line.split(' ')[0])
+      for (const path of ['docs/new-cai.txt', 'docs/raw-cai.txt', 'docs/folder-cai/', 'docs/copied-cai.txt', 'docs/plan-cai.md']) t.ok(owners.includes(path), `${path} is the owner's`)
+      for (const path of ['docs/sub/a.txt', 'docs/plan.md', 'docs/cai.txt']) t.notOk(owners.includes(path), `${path} is gone from the owner's`)
+      t.equal(await read(ada, 'docs/cai.txt'), 404)
+      t.equal(await read(cai, 'taken-cai.txt'), 'replaced', 'moved out (as the editor replaced it) into the editor\'s own files')
+      t.equal(await read(ada, 'docs/raw-cai.txt'), 'raw')
+      const trash = (await app.inject({ url: '/api/trash', headers: ada })).json()
+      t.ok(JSON.stringify(trash).includes('docs/sub/a.txt'), 'the delete went to the owner\'s trash')
+      const versions = (await app.inject({ url: '/api/versions?path=docs/cai.txt', headers: ada })).json()
+      t.ok(versions.versions?.length >= 1, 'the file replaced is the owner\'s version')
+      const link = await app.inject({ method: 'POST', url: '/api/links', headers: cai, payload: { path: 'docs/new-cai.txt', method: 'download' } })
+      t.equal(link.statusCode, 403, 'an editor makes no links either')
+    })
+
+    for (const [role, headers] of [['stranger', dan], ['ex-grantee', eve]] as const) {
+      t.test(role, async (t) => {
+        const before = await everything(ada)
+        t.equal(await read(headers, 'docs/plan-cai.md'), 404, 'the owner\'s files are not reached')
+        for (const [, write] of writes) await write(headers, role)
+        t.same(await everything(ada), before, 'whatever they did, they did to their own files')
+        t.equal(await read(headers, `docs/new-${role}.txt`), 'new', 'as their own docs/')
+      })
+    }
+  })
+}
+
+t.test('a file shared with an editor; the owner\'s quota; the organization, a newcomer and one who leaves; expiry', async (t) => {
+  const { app, ada, bea, cai, put, share, read } = await team(t, 'fs', { QUOTA_BYTES: '2000' })
+  await put(ada, 'notes.txt', 'notes')
+  const { id } = await share(ada, { path: 'notes.txt', with: { userId: 'bea' }, role: 'editor' })
+  const top = (await app.inject({ url: '/api/files?delimiter=/', headers: bea })).json()
+  t.match(top.files, [{ key: 'notes.txt', size: 5, shared: { id, role: 'editor', owner: 'ada' } }], 'a file\'s mount is a file at the top')
+  t.equal((await app.inject({ method: 'PUT', url: '/api/raw/notes.txt', headers: { ...bea, 'content-type': 'text/plain' }, payload: 'notes, edited' })).statusCode, 200)
+  t.equal(await read(ada, 'notes.txt'), 'notes, edited', 'the owner\'s file')
+  t.equal(await read(bea, 'notes.txt/x'), 404, 'nothing is under a file')
+  const full = await app.inject({ method: 'PUT', url: '/api/raw/notes.txt', headers: { ...bea, 'content-type': 'text/plain' }, payload: 'x'.repeat(3000) })
+  t.equal(full.statusCode, 507)
+  t.match(full.json().error, /the storage of ada, who shared notes\.txt with you, is full/)
+  t.equal(await read(ada, 'notes.txt'), 'notes, edited', 'and nothing changed')
+
+  await put(ada, 'team/handbook.md', 'welcome')
+  const org = await share(ada, { path: 'team', with: { org: true }, role: 'viewer' })
+  t.equal(await read(cai, 'team/handbook.md'), 'welcome', 'everyone of the organization')
+  const newcomer = bearer(idp.token({ sub: 'fay', org_id: 'acme' }))
+  t.equal(await read(newcomer, 'team/handbook.md'), 'welcome', 'one who signs in for the first time after the share, too')
+  const outsider = bearer(idp.token({ sub: 'oli', org_id: 'other' }))
+  t.equal(await read(outsider, 'team/handbook.md'), 404, 'no one of another organization')
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/shared/${org.id}`, headers: cai })).statusCode, 204)
+  t.equal(await read(cai, 'team/handbook.md'), 404, 'left: hidden for cai')
+  t.equal(await read(newcomer, 'team/handbook.md'), 'welcome', 'and for cai only')
+  t.equal((await app.inject({ url: '/api/shares', headers: ada })).json().shares.length, 2, 'the organization\'s share stands')
+
+  const soon = new Date(Date.now() + 1500).toISOString()
+  await put(ada, 'brief.md', 'brief')
+  await share(ada, { path: 'brief.md', with: { userId: 'cai' }, role: 'viewer', expiresAt: soon })
+  t.equal(await read(cai, 'brief.md'), 'brief')
+  await waitFor(async () => await read(cai, 'brief.md') === 404, { what: 'the share to expire' })
+  t.same((await app.inject({ url: '/api/shared', headers: cai })).json().shares, [], 'expired: gone from what cai received')
+})
