@@ -1,5 +1,5 @@
 import {
-  BadRequestError, ConflictError, InsufficientStorageError, isRetriedSoon, NotFoundError, PayloadTooLargeError, PreconditionFailedError, RangeNotSatisfiableError
+  BadRequestError, ConflictError, ForbiddenError, InsufficientStorageError, isRetriedSoon, NotFoundError, PayloadTooLargeError, PreconditionFailedError, RangeNotSatisfiableError
 } from '../errors.js'
 
 /** An S3 error: its code and status as S3 answers them, and a message for people. */
@@ -24,6 +24,8 @@ export function s3ErrorOf (error: unknown, key?: string): S3Error {
   if (cause instanceof S3Error) return cause
   if (error instanceof PreconditionFailedError) return new S3Error('PreconditionFailed', 412, 'At least one of the pre-conditions you specified did not hold')
   if (error instanceof InsufficientStorageError) return new S3Error('QuotaExceeded', 403, (error as Error).message)
+  // A viewer's write into what is shared with them (DESIGN §13).
+  if (error instanceof ForbiddenError) return accessDenied((error as Error).message)
   if (error instanceof PayloadTooLargeError) return new S3Error('EntityTooLarge', 400, 'Your proposed upload exceeds the maximum allowed object size.')
   if (error instanceof RangeNotSatisfiableError) return new S3Error('InvalidRange', 416, 'The requested range is not satisfiable')
   if (error instanceof NotFoundError) return new S3Error('NoSuchKey', 404, 'The specified key does not exist.', key ? { Key: key } : {})

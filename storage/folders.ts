@@ -87,6 +87,11 @@ export async function deleteFolder (service: FileService, userId: string, folder
   checkPrefix(folder)
   let deleted = 0
   const notDeleted: NotDeleted[] = []
+  // What is shared with the caller, deleted whole: they leave it, the owner's files stay.
+  if (await service.mountItself(userId, folder)) {
+    await service.removeFolder(userId, folder)
+    return { deleted, notDeleted }
+  }
   const leave = (path: string, status: number) => { if (notDeleted.length < MOST_NOT_DELETED) notDeleted.push({ path, status }) }
   let continuationToken: string | undefined
   do {

@@ -1,4 +1,6 @@
 import t, { type Test } from 'tap'
+import { randomBytes } from 'node:crypto'
+import { GetObjectCommand, ListBucketsCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
@@ -224,3 +226,68 @@ t.test('a file shared with an editor; the owner\'s quota; the organization, a ne
   await waitFor(async () => await read(cai, 'brief.md') === 404, { what: 'the share to expire' })
   t.same((await app.inject({ url: '/api/shared', headers: cai })).json().shares, [], 'expired: gone from what cai received')
 })
+
+for (const driver of ['fs', 's3'] as const) {
+  t.test(`${driver}: WebDAV and the S3 endpoint reach a mount as the file routes do: a viewer reads and is refused every write, an editor writes the owner's files`, async (t) => {
+    const { app, ada, bea, cai, put, share, everything, read } = await team(t, driver, { S3_API_PORT: '0', S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') })
+    await put(ada, 'docs/plan.md', 'the plan')
+    await share(ada, { path: 'docs', with: { userId: 'bea' }, role: 'viewer' })
+    await share(ada, { path: 'docs', with: { userId: 'cai' }, role: 'editor' })
+    const dav = async (headers: Headers, method: string, path: string, extra: { headers?: Headers, body?: string } = {}) => {
+      const { key } = await app.stowageKeys.create({ userId: headers === bea ? 'bea' : 'cai', orgId: 'acme' })
+      const basic = `Basic ${Buffer.from(`x:${key}`).toString('base64')}`
+      return await app.inject({ method: method as 'GET', url: `/dav/${path}`, headers: { authorization: basic, ...extra.headers }, ...(extra.body === undefined ? {} : { payload: extra.body }) })
+    }
+    const listing = await dav(bea, 'PROPFIND', '', { headers: { depth: '1' } })
+    t.equal(listing.statusCode, 207)
+    t.match(listing.payload, /<D:href>\/dav\/docs\/<\/D:href>/, 'the mount is a collection at the top')
+    t.equal((await dav(bea, 'GET', 'docs/plan.md')).payload, 'the plan')
+    const before = await everything(ada)
+    const proppatch = '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:x"><D:set><D:prop><Z:color>red</Z:color></D:prop></D:set></D:propertyupdate>'
+    const lock = '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>'
+    const refusals: Array<[string, string, { headers?: Headers, body?: string }]> = [
+      ['PUT', 'docs/new.txt', { body: 'new' }],
+      ['MKCOL', 'docs/made', {}],
+      ['DELETE', 'docs/plan.md', {}],
+      ['COPY', 'docs/plan.md', { headers: { destination: '/dav/docs/copy.md' } }],
+      ['MOVE', 'docs/plan.md', { headers: { destination: '/dav/docs/moved.md' } }],
+      ['PROPPATCH', 'docs/plan.md', { body: proppatch }],
+      ['LOCK', 'docs/plan.md', { body: lock }]
+    ]
+    for (const [method, path, extra] of refusals) {
+      const refused = await dav(bea, method, path, extra)
+      t.equal(refused.statusCode, 403, `WebDAV ${method} by a viewer: ${refused.payload}`)
+    }
+    t.same(await everything(ada), before, 'nothing changed at the owner\'s')
+    t.equal((await dav(cai, 'PUT', 'docs/from-cai.txt', { body: 'by webdav' })).statusCode, 201, 'an editor\'s PUT')
+    t.equal(await read(ada, 'docs/from-cai.txt'), 'by webdav', 'is the owner\'s file')
+
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })
+    const client = async (headers: Headers) => {
+      const made = await app.inject({ method: 'POST', url: '/api/s3-credentials', headers, payload: { name: 'laptop' } })
+      t.equal(made.statusCode, 201, made.payload)
+      const s3client = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, credentials: made.json(), maxAttempts: 1 })
+      t.teardown(() => s3client.destroy())
+      return s3client
+    }
+    const [viewer, editor] = [await client(bea), await client(cai)]
+    t.same((await viewer.send(new ListBucketsCommand({}))).Buckets?.map(({ Name }) => Name), ['docs'], 'the mount is a bucket')
+    const got = await viewer.send(new GetObjectCommand({ Bucket: 'docs', Key: 'plan.md' }))
+    t.equal(await got.Body!.transformToString(), 'the plan')
+    const refused = await viewer.send(new PutObjectCommand({ Bucket: 'docs', Key: 'by-s3.txt', Body: 'no' })).then(() => undefined, (error: unknown) => error)
+    t.ok(refused instanceof S3ServiceException && refused.name === 'AccessDenied' && refused.$metadata.httpStatusCode === 403, `AccessDenied: ${String(refused)}`)
+    t.equal(await read(ada, 'docs/by-s3.txt'), 404, 'nothing stored')
+    await editor.send(new PutObjectCommand({ Bucket: 'docs', Key: 'by-s3.txt', Body: 'yes' }))
+    t.equal(await read(ada, 'docs/by-s3.txt'), 'yes', 'an editor\'s PutObject is the owner\'s file')
+
+    // The mount itself: WebDAV's MOVE renames it, DELETE (by an editor too) leaves it.
+    const owners = await everything(ada)
+    const moved = await dav(bea, 'MOVE', 'docs/', { headers: { destination: '/dav/From%20Ada/' } })
+    t.ok(moved.statusCode === 201 || moved.statusCode === 204, `MOVE of the mount: ${moved.statusCode} ${moved.payload}`)
+    t.equal((await dav(bea, 'GET', 'From Ada/plan.md')).payload, 'the plan', 'renamed')
+    t.equal((await dav(cai, 'DELETE', 'docs/')).statusCode, 204)
+    t.same(await everything(ada), owners, 'the owner\'s files stay')
+    t.same((await app.inject({ url: '/api/shares', headers: ada })).json().shares.map((s: { with: { userId: string } }) => s.with.userId), ['bea'], 'cai left; bea still has it')
+  })
+}

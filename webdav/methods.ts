@@ -170,6 +170,8 @@ export function davMethods (services: DavServices) {
     const root = davRoot(document, 'propertyupdate')
     const found = await find(files, request.userId, target.path)
     if (!found) throw new NotFoundError(`no file or folder at ${target.path}`)
+    // A viewer's PROPPATCH under a mount is refused as any write of theirs is (DESIGN §13).
+    if (target.path !== '') await files.place(ownerOf(request), target.path, 'write')
     const resource = resourceOf(found, target)
     await checkWrite(services, request, [{ ...resource, membership: false }])
     const instructions = childElements(root).filter((child) => child.namespaceURI === DAV && (child.localName === 'set' || child.localName === 'remove'))
@@ -301,6 +303,12 @@ export function davMethods (services: DavServices) {
     if (source.path === '' || destination.path === '') throw new DavError(403, 'your root cannot be copied, moved or replaced')
     if (source.path === destination.path) throw new DavError(403, 'the source and the destination are the same')
     if (found.kind === 'folder' && `${destination.path}/`.startsWith(`${source.path}/`)) throw new DavError(403, 'a folder cannot be put inside itself')
+    // What is shared with the caller, moved whole: the mount is renamed, the owner's files stay.
+    const itself = operation === 'move' ? await files.mountItself(userId, found.kind === 'folder' ? `${source.path}/` : source.path) : undefined
+    if (itself) {
+      await files.renameMount(userId, itself, destination.path)
+      return reply.code(201).send()
+    }
     const existing = await find(files, userId, destination.path)
     if (existing && overwrite === 'F') throw preconditionFailed('the destination exists and Overwrite is F')
     await requireParent(files, userId, destination.path)
@@ -360,6 +368,7 @@ export function davMethods (services: DavServices) {
     if (Buffer.byteLength(owner) > INPUT_LIMITS.davLockOwnerBytes) throw new BadRequestError(`a lock's owner is at most ${INPUT_LIMITS.davLockOwnerBytes} bytes`)
     const depth = depthOf(request, 'infinity')
     if (depth === '1') throw new BadRequestError('a LOCK\'s Depth is 0 or infinity')
+    if (target.path !== '') await files.place(ownerOf(request), target.path, 'write')
     let created = false
     if (!found) {
       // A lock on an unmapped URL makes an empty file, locked (RFC 4918 §7.3).
