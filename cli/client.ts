@@ -274,6 +274,20 @@ function createApi (settings: ClientSettings, awsCredentials: AwsCredentialSourc
   }
 }
 
+interface ShareAnswer { id: string, path: string, role: string, with: { userId?: string, email?: string, org?: true }, expiresAt?: string }
+
+/** A share as `stowage shares` prints it: one line. */
+const describeShare = (share: ShareAnswer) =>
+  `${share.id}  ${share.path}  ${share.role}  with ${share.with.org ? 'your organization' : share.with.email ?? share.with.userId}${share.expiresAt ? `  until ${share.expiresAt}` : ''}`
+
+/** --expires of a share: a date (2027-01-31, 2027-01-31T12:00:00Z) or a time from now (7d, 12h). */
+function expiryOf (text: string): string {
+  if (/^\d+[smhd]$/.test(text)) return new Date(Date.now() + durationSeconds(text) * 1000).toISOString()
+  const date = new Date(text)
+  if (Number.isNaN(date.getTime())) throw new UsageError('--expires must be a date (2027-01-31) or a time from now (7d, 12h)')
+  return date.toISOString()
+}
+
 function print (io: CliIo, json: boolean, value: unknown, text: string) {
   io.stdout.write(json ? JSON.stringify(value, null, 2) + '\n' : text)
 }
@@ -352,6 +366,7 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
       json: { type: 'boolean' }, output: { type: 'string', short: 'o' }, 'content-type': { type: 'string' }, name: { type: 'string' }, expires: { type: 'string' }, 'skip-trash': { type: 'boolean' }, resolve: { type: 'string' },
       long: { type: 'boolean', short: 'l' }, 'if-match': { type: 'string' }, 'no-clobber': { type: 'boolean' }, upload: { type: 'boolean' },
       delete: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, concurrency: { type: 'string' }, 'one-level': { type: 'boolean' }, to: { type: 'string' },
+      with: { type: 'string' }, org: { type: 'boolean' }, role: { type: 'string' },
       cursor: { type: 'string' }, prefix: { type: 'string' }, follow: { type: 'boolean' }, newest: { type: 'boolean' }, watch: { type: 'boolean' }, endpoint: { type: 'string' }, region: { type: 'string' },
       width: { type: 'string' }, height: { type: 'string' }, format: { type: 'string' }
     }
@@ -679,6 +694,53 @@ export async function runClient (command: string, args: string[], io: CliIo, aws
         return print(io, json, { revoked: id }, '')
       }
       throw new UsageError('usage: stowage keys create [--name N] [--expires DATE] | keys ls | keys revoke ID')
+    }
+    case 'shares': {
+      const usage = 'usage: stowage shares add PATH --with EMAIL|USERID|--org [--role viewer|editor] [--expires WHEN] | shares ls [PATH] | shares rm ID'
+      if (first === 'add') {
+        const path = need(second, 'shares add PATH --with EMAIL|USERID|--org')
+        if ((values.with === undefined) === (values.org !== true)) throw new UsageError('say who with --with EMAIL|USERID or --org (one of them)')
+        const role = values.role ?? 'viewer'
+        if (role !== 'viewer' && role !== 'editor') throw new UsageError('--role is viewer or editor')
+        const made = await api('POST', '/api/shares', {
+          path,
+          with: values.org === true ? { org: true } : values.with!.includes('@') ? { email: values.with } : { userId: values.with },
+          role,
+          ...(values.expires === undefined ? {} : { expiresAt: expiryOf(values.expires) })
+        })
+        return print(io, json, made, `${describeShare(made)}
+`)
+      }
+      if (first === 'ls') {
+        const { shares } = await api('GET', `/api/shares${second === undefined ? '' : `?path=${encodeURIComponent(second)}`}`)
+        return print(io, json, { shares }, shares.map((share: ShareAnswer) => `${describeShare(share)}
+`).join(''))
+      }
+      if (first === 'rm') {
+        const id = need(second, 'shares rm ID')
+        await api('DELETE', `/api/shares/${encodeURIComponent(id)}`)
+        return print(io, json, { removed: id }, '')
+      }
+      throw new UsageError(usage)
+    }
+    case 'shared': {
+      if (first === undefined || first === 'ls') {
+        const { shares } = await api('GET', '/api/shared')
+        return print(io, json, { shares }, shares.map((share: { id: string, name: string, role: string, kind: string, owner: { userId: string, email?: string }, expiresAt?: string }) =>
+          `${share.id}  ${share.kind === 'folder' ? `${share.name}/` : share.name}  ${share.role}  from ${share.owner.email ?? share.owner.userId}${share.expiresAt ? `  until ${share.expiresAt}` : ''}\n`).join(''))
+      }
+      if (first === 'rename') {
+        const id = need(second, 'shared rename ID NAME')
+        const name = need(positionals[2], 'shared rename ID NAME')
+        const renamed = await api('PATCH', `/api/shared/${encodeURIComponent(id)}`, { name })
+        return print(io, json, renamed, `${renamed.id}  now ${renamed.name}\n`)
+      }
+      if (first === 'leave') {
+        const id = need(second, 'shared leave ID')
+        await api('DELETE', `/api/shared/${encodeURIComponent(id)}`)
+        return print(io, json, { left: id }, '')
+      }
+      throw new UsageError('usage: stowage shared [ls] | shared rename ID NAME | shared leave ID')
     }
     case 's3-credentials': {
       if (first === 'create') {

@@ -91,6 +91,12 @@ Usage:
   stowage share PATH [--expires 1h] [--upload [--content-type T]]
                                               prints a link that needs no credentials until it
                                               expires: to download PATH, or with --upload to write it
+  stowage shares add PATH --with EMAIL|USERID|--org [--role viewer|editor] [--expires WHEN]
+                                              shares your file or folder with a person or your
+                                              organization (viewer: read; editor: read and write)
+  stowage shares ls [PATH] | shares rm ID     what you share, by path; ends a share
+  stowage shared | shared rename ID NAME | shared leave ID
+                                              what others share with you, at the top of your files
   stowage keys create [--name N] [--expires DATE] | keys ls | keys revoke ID
   stowage s3-credentials create [--name N] [--skip-trash] | s3-credentials ls | s3-credentials revoke ACCESS_KEY_ID
                                               access keys for the S3 endpoint (the secret is shown once);

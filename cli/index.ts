@@ -6,7 +6,7 @@ import type { AwsCredentialSource } from './client.js'
 export type { CliIo } from './io.js'
 export { HELP } from './help.js'
 
-const CLIENT_COMMANDS = new Set(['login', 'logout', 'ls', 'find', 'get', 'put', 'rm', 'cp', 'mv', 'mkdir', 'rmdir', 'trash', 'versions', 'changes', 'share', 'sync', 'keys', 'whoami', 'aws-credentials', 's3', 's3-credentials'])
+const CLIENT_COMMANDS = new Set(['login', 'logout', 'ls', 'find', 'get', 'put', 'rm', 'cp', 'mv', 'mkdir', 'rmdir', 'trash', 'versions', 'changes', 'share', 'sync', 'keys', 'whoami', 'aws-credentials', 's3', 's3-credentials', 'shares', 'shared'])
 
 /** The version of the installed package: package.json is two folders up from dist/cli, one from cli. */
 async function version (): Promise<string> {

@@ -5,6 +5,11 @@ import { bearer, buildTestApp } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 import { waitFor } from './helpers/wait.js'
+import type { AddressInfo } from 'node:net'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { runCli } from '../cli/index.js'
 
 // What a grantee reaches through a share (DESIGN §13): mounts at the top of their tree, and the
 // JSON and raw file routes through the one resolver, as a table of routes × viewer, editor,
@@ -291,3 +296,57 @@ for (const driver of ['fs', 's3'] as const) {
     t.same((await app.inject({ url: '/api/shares', headers: ada })).json().shares.map((s: { with: { userId: string } }) => s.with.userId), ['bea'], 'cai left; bea still has it')
   })
 }
+
+t.test('the CLI: stowage shares add, ls and rm; stowage shared, shared rename and shared leave', async (t) => {
+  const { app, close } = await buildTestApp()
+  t.teardown(close)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const as = async (userId: string) => {
+    const home = await mkdtemp(join(tmpdir(), 'stowage-home-'))
+    t.teardown(() => rm(home, { recursive: true, force: true }))
+    const { key } = await app.stowageKeys.create({ userId, orgId: null })
+    const cli = async (...argv: string[]) => {
+      let stdout = ''
+      let stderr = ''
+      const code = await runCli(argv, { stdout: { write: (chunk) => { stdout += Buffer.from(chunk).toString() } }, stderr: { write: (text) => { stderr += text } }, env: { HOME: home, XDG_CONFIG_HOME: '' } })
+      return { code, stdout, stderr }
+    }
+    t.equal((await cli('login', '--url', url, '--api-key', key)).code, 0)
+    return { cli, home }
+  }
+  const ada = await as('ada')
+  const bea = await as('bea')
+  t.equal((await bea.cli('ls')).code, 0, 'bea has signed in: she can be shared with')
+  const local = join(ada.home, 'plan.md')
+  await writeFile(local, 'the plan')
+  t.equal((await ada.cli('put', local, 'docs/plan.md')).code, 0)
+
+  const added = await ada.cli('shares', 'add', 'docs', '--with', 'bea', '--role', 'editor', '--expires', '7d', '--json')
+  t.equal(added.code, 0, added.stderr)
+  const share = JSON.parse(added.stdout) as { id: string, path: string, role: string, expiresAt: string }
+  t.match(share, { path: 'docs/', role: 'editor', with: { userId: 'bea' } })
+  t.ok(Date.parse(share.expiresAt) > Date.now() + 6 * 86_400_000, '--expires 7d is a week from now')
+  t.match((await ada.cli('shares', 'ls')).stdout, new RegExp(`^${share.id}  docs/  editor  with bea  until `))
+  const refused = await ada.cli('shares', 'add', 'docs', '--role', 'viewer')
+  t.not(refused.code, 0)
+  t.match(refused.stderr, /--with EMAIL\|USERID or --org/)
+  t.match((await ada.cli('shares', 'add', 'docs', '--with', 'bea', '--role', 'owner')).stderr, /--role is viewer or editor/)
+  t.match((await ada.cli('shares', 'add', 'nothing', '--with', 'bea')).stderr, /no file or folder nothing/, 'the service\'s refusal, said')
+
+  t.match((await bea.cli('shared')).stdout, new RegExp(`^${share.id}  docs/  editor  from ada  until `))
+  t.equal((await bea.cli('get', 'docs/plan.md', '-o', join(bea.home, 'got.md'))).code, 0, 'her CLI reads through the mount')
+  const renamed = await bea.cli('shared', 'rename', share.id, 'From Ada')
+  t.equal(renamed.code, 0, renamed.stderr)
+  t.match(renamed.stdout, /now From Ada/)
+  t.match((await bea.cli('ls', 'From Ada/')).stdout, /plan\.md/)
+  t.equal((await bea.cli('shared', 'leave', share.id)).code, 0)
+  t.equal((await bea.cli('shared')).stdout, '')
+  t.equal((await ada.cli('shares', 'ls')).stdout, '', 'left: the share ended')
+
+  const again = JSON.parse((await ada.cli('shares', 'add', 'docs/plan.md', '--with', 'bea', '--json')).stdout) as { id: string, role: string }
+  t.equal(again.role, 'viewer', 'viewer unless --role says otherwise')
+  t.equal((await ada.cli('shares', 'rm', again.id)).code, 0)
+  t.equal((await ada.cli('shares', 'ls')).stdout, '')
+  t.not((await ada.cli('shares', 'rm', again.id)).code, 0, 'ended once')
+})
