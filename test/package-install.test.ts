@@ -2,8 +2,9 @@ import t from 'tap'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { startServerProcess } from './helpers/server.js'
+import { folderAtRepoDepth } from './helpers/repo-depth.js'
 import { shellEnv } from './helpers/shell-env.js'
 
 // The other production path: the package as npm packs it, installed into an empty folder with its
@@ -39,16 +40,18 @@ t.test('the packed package, installed into an empty folder, serves and administe
   t.ok(existsSync('dist/server.js'), 'built (npm ci runs the build)')
   const work = mkdtempSync(join(tmpdir(), 'stowage-package-'))
   t.teardown(() => rmSync(work, { recursive: true, force: true }))
+  // The host project: its better-sqlite3 builds as the stage's did (see folderAtRepoDepth).
+  const { made, folder: host } = folderAtRepoDepth('stowage-host-')
+  t.teardown(() => rmSync(made, { recursive: true, force: true }))
   // The build already ran: packing again must not rebuild dist/ under the tests that are running.
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], { encoding: 'utf8', env: shellEnv() })) as Array<{ filename: string, integrity: string, files: Array<{ path: string }> }>
   const tarball = packed.filename
   const shipped = packed.files.map((file) => file.path)
   t.same(shipped.filter((path) => /^(dist\/)?(bench|test)\/|\.map$/.test(path)), [], 'no benchmark or test code, and no source maps, in the tarball')
   t.ok(shipped.includes('dist/index.js') && shipped.includes('dist/index.d.ts') && shipped.includes('LICENSE'), 'the library, its types and the licence are')
-  const host = join(work, 'host')
-  execFileSync('mkdir', [host])
-  writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, dependencies: { stowage: `file:../${tarball}` } }))
-  writeFileSync(join(host, 'package-lock.json'), JSON.stringify(hostLockfile(`../${tarball}`, packed.integrity)))
+  const tarballPath = relative(host, join(work, tarball))
+  writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, dependencies: { stowage: `file:${tarballPath}` } }))
+  writeFileSync(join(host, 'package-lock.json'), JSON.stringify(hostLockfile(tarballPath, packed.integrity)))
   const install = spawnSync('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: host, encoding: 'utf8', env: shellEnv() })
   t.equal(install.status, 0, `npm install of the tarball: ${install.stderr.slice(-2000)}`)
   if (install.status !== 0) return

@@ -4,6 +4,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServerProcess } from './helpers/server.js'
+import { folderAtRepoDepth } from './helpers/repo-depth.js'
 import { shellEnv } from './helpers/shell-env.js'
 
 // No image can be built on these machines, so the Dockerfile's own steps run here: its build stage's
@@ -36,7 +37,9 @@ t.test("the Dockerfile's install and start, run as its stages say", { skip, time
   t.equal(build.name, 'build')
   const work = mkdtempSync(join(tmpdir(), 'stowage-image-'))
   t.teardown(() => rmSync(work, { recursive: true, force: true }))
-  const src = join(work, 'src')
+  // The build context: its native modules build as the stage's did (see folderAtRepoDepth).
+  const { made, folder: src } = folderAtRepoDepth('stowage-image-src-')
+  t.teardown(() => rmSync(made, { recursive: true, force: true }))
   const app = join(work, 'app')
   const data = join(work, 'data')
   // The build context: the repository as committed, less what .dockerignore leaves out.

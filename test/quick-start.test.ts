@@ -1,8 +1,8 @@
 import t from 'tap'
 import { spawn, execFileSync } from 'node:child_process'
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { folderAtRepoDepth } from './helpers/repo-depth.js'
 import { shellEnv } from './helpers/shell-env.js'
 
 // README's quick start, as written, on a fresh copy of the repository: `npm ci` included, so it
@@ -21,8 +21,8 @@ function quickStartBlock (): string {
 }
 
 t.test("README's quick start works when pasted, on a fresh copy", { skip, timeout: 600_000 }, async (t) => {
-  const copy = mkdtempSync(join(tmpdir(), 'stowage-quick-start-'))
-  t.teardown(() => rmSync(copy, { recursive: true, force: true }))
+  const { made, folder: copy } = folderAtRepoDepth('stowage-quick-start-')
+  t.teardown(() => rmSync(made, { recursive: true, force: true }))
   for (const file of execFileSync('git', ['ls-files'], { encoding: 'utf8' }).split('\n').filter(Boolean)) {
     cpSync(file, join(copy, file), { recursive: true })
   }
