@@ -617,6 +617,51 @@ async function main () {
     // BENCH_ONLY=streaming: only these, a few minutes instead of the whole run.
     if (process.env.BENCH_ONLY === 'streaming') return await measureStreaming()
     if (process.env.BENCH_ONLY === 'uploads') return await measureResumable()
+    /** Shares (DESIGN §13): a grantee's raw GET and PUT through a mount against the same on their own
+     *  files, and the top of a tree with 200 mounts listed against one with none. */
+    async function measureShares () {
+      console.log('\nShares: through a mount against one\'s own files (fs)')
+      const service = await freshService('fs')
+      const at = (path: string) => `http://127.0.0.1:${service.port}${path}`
+      const as = (sub: string) => ({ authorization: `Bearer ${idp.token({ sub }, { expiresIn: 3600 })}` })
+      const grantee = as('bench-grantee')
+      const bystander = as('bench-bystander')
+      const call = async (headers: Record<string, string>, method: string, path: string, body?: string | Buffer, type = 'application/octet-stream') => {
+        const answer = await fetch(at(path), { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-type': type }) }, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) })
+        if (!answer.ok) throw new Error(`${method} ${path}: ${answer.status} ${await answer.text()}`)
+      }
+      try {
+        const small = Buffer.alloc(4096, 's')
+        // Both people known to the service (a share reaches people who have signed in).
+        for (const headers of [grantee, bystander]) await call(headers, 'PUT', '/api/raw/own/small.bin', small)
+        await call(jwt, 'PUT', '/api/raw/team/small.bin', small)
+        await call(jwt, 'POST', '/api/shares', JSON.stringify({ path: 'team', with: { userId: 'bench-grantee' }, role: 'editor' }), 'application/json')
+        const body = Buffer.alloc(64 * 1024, 'w')
+        const raw = { ...grantee, 'content-type': 'application/octet-stream' }
+        const [ownGet, mountGet, ownPut, mountPut] = await measure([
+          { title: 'fs: raw GET 4 KiB, own file', url: at('/api/raw/own/small.bin'), headers: grantee },
+          { title: 'fs: raw GET 4 KiB, through a mount', url: at('/api/raw/team/small.bin'), headers: grantee },
+          { title: 'fs: raw PUT 64 KiB, own folder, distinct paths', url: at('/api/raw/own/distinct/'), headers: raw, put: { body, eachPath: true } },
+          { title: 'fs: raw PUT 64 KiB, through a mount, distinct paths', url: at('/api/raw/team/distinct/'), headers: raw, put: { body, eachPath: true } }
+        ], 4)
+        check('shares: raw GET 4 KiB, through a mount / own', mountGet / ownGet, atLeast(0.9))
+        check('shares: raw PUT 64 KiB, through a mount / own', mountPut / ownPut, atLeast(0.9))
+        // The same top of a tree (201 folders) but for what they are: 200 mounts, or folders of one's own.
+        for (let n = 0; n < 199; n++) {
+          await call(jwt, 'POST', '/api/folders', JSON.stringify({ path: `many/f${n}` }), 'application/json')
+          await call(jwt, 'POST', '/api/shares', JSON.stringify({ path: `many/f${n}`, with: { userId: 'bench-grantee' }, role: 'viewer' }), 'application/json')
+        }
+        for (let n = 0; n < 200; n++) await call(bystander, 'POST', '/api/folders', JSON.stringify({ path: `f${n}` }), 'application/json')
+        const [none, mounted] = await measure([
+          { title: 'fs: the top of a tree, 201 folders, no mounts', url: at('/api/files?delimiter=/'), headers: bystander },
+          { title: 'fs: the top of a tree, 1 folder and 200 mounts', url: at('/api/files?delimiter=/'), headers: grantee }
+        ], 4)
+        check('shares: top of a tree, 200 mounts / 200 folders (listing time)', none / mounted, atMost(1.5))
+      } finally {
+        service.child.kill('SIGTERM')
+      }
+    }
+    if (process.env.BENCH_ONLY === 'shares') return await measureShares()
 
 
     await measureJsonPut()
@@ -693,6 +738,7 @@ async function main () {
     await measureIndex()
     await measureConsole()
     await measureImages()
+    await measureShares()
 
     console.log()
     const listing = await measureFsListing()
