@@ -299,7 +299,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     const folder = path.endsWith('/')
     const name = folder ? path.slice(0, -1) : path
     if (!mounts || name === '' || name.includes('/')) return undefined
-    const mount = await mounts.find(userId, name)
+    // A name no path may have is refused before it is looked up (PostgreSQL takes no NUL in text).
+    const mount = await mounts.find(userId, checkFilePath(name))
     return mount && mount.path.endsWith('/') === folder ? mount : undefined
   }
 
