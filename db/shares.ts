@@ -32,12 +32,20 @@ const shareOf = (row: Selectable<SharesTable>): Share => ({
   ...(row.expires_at ? { expiresAt: new Date(row.expires_at) } : {})
 })
 
+/** 96 random bits, base64url, never beginning with "-": `stowage shares rm ID` would read it as an option. */
+function newShareId (): string {
+  for (;;) {
+    const id = randomBytes(12).toString('base64url')
+    if (!id.startsWith('-')) return id
+  }
+}
+
 /** What the owners have shared. */
 export function createShareRepository (db: Kysely<Database>) {
   return {
     /** The new share, or undefined when this path is shared with this grantee already. */
     async add (share: Omit<Share, 'id' | 'createdAt'>): Promise<Share | undefined> {
-      const made: Share = { ...share, id: randomBytes(12).toString('base64url'), createdAt: new Date() }
+      const made: Share = { ...share, id: newShareId(), createdAt: new Date() }
       const inserted = await db.insertInto('shares').values({
         id: made.id,
         owner_id: made.ownerId,
