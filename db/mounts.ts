@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { lookupOf } from './dialect.js'
-import { WHOLE_ORG, type ShareRole } from './shares.js'
+import { unmount, WHOLE_ORG, type ShareRole } from './shares.js'
 import type { Database } from './types.js'
 
 /** A share as its grantee sees it: mounted at `name`, at the top of their tree (DESIGN §13). */
@@ -90,7 +90,7 @@ export function createMountRepository (db: Kysely<Database>) {
           return
         }
         await trx.deleteFrom('shares').where('id', '=', shareId).where('grantee', '=', granteeId).execute()
-        await trx.deleteFrom('mounts').where('share_id', '=', shareId).execute()
+        await unmount(trx, [shareId])
       })
     },
 
@@ -102,13 +102,6 @@ export function createMountRepository (db: Kysely<Database>) {
         .where('s.owner_id', '<>', granteeId)
         .where(({ not, exists, selectFrom }) => not(exists(selectFrom('mounts as m').select('m.name').whereRef('m.share_id', '=', 's.id').where('m.grantee_id', '=', granteeId))))
         .execute()
-    },
-
-    /** The names a person's mounts take, among `names`. */
-    async taken (granteeId: string, names: string[]): Promise<Set<string>> {
-      if (names.length === 0) return new Set()
-      const rows = await db.selectFrom('mounts').select('name').where('grantee_id', '=', granteeId).where('name', 'in', names).execute()
-      return new Set(rows.map((row) => row.name!))
     }
   }
 }

@@ -111,7 +111,7 @@ export function createShareRepository (db: Kysely<Database>) {
 export type ShareRepository = ReturnType<typeof createShareRepository>
 
 /** Ended shares' mounts go with them: their names are their grantees' again. */
-async function unmount (db: Kysely<Database>, shareIds: string[]): Promise<void> {
+export async function unmount (db: Kysely<Database>, shareIds: string[]): Promise<void> {
   if (shareIds.length > 0) await db.deleteFrom('mounts').where('share_id', 'in', shareIds).execute()
 }
 

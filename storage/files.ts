@@ -280,9 +280,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   function placeWith (mount: Mount | undefined, caller: Owner, path: string, access: 'read' | 'write'): Place {
     const own = { key: keyOf(caller.userId, path), owner: caller, path }
     if (!mount) return own
-    const name = mount.name
+    if (access === 'write') refuseViewer(mount)
     const slash = path.indexOf('/')
-    if (access === 'write' && mount.role !== 'editor') throw new ForbiddenError(`${name} is shared with you to view: its files cannot be changed by you`)
     const rest = slash === -1 ? '' : path.slice(slash + 1)
     if (!mount.path.endsWith('/') && rest !== '') throw notFound(path)
     // A folder's mount itself, as a file's path: the owner's folder, which no file can be.
@@ -290,6 +289,16 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     return { key: keyOf(mount.ownerId, ownerPath), owner: { userId: mount.ownerId, orgId: mount.ownerOrgId }, path: ownerPath, mount }
   }
   const reader = (userId: string): Owner => ({ userId, orgId: null })
+
+  /** A viewer's write: 403 (DESIGN §13). */
+  function refuseViewer (mount: Mount | undefined) {
+    if (mount && mount.role !== 'editor') throw new ForbiddenError(`${mount.name} is shared with you to view: its files cannot be changed by you`)
+  }
+
+  /** The mount `place` is, when `path` names the mount itself (a file's mount by a file path, a
+   *  folder's by a folder's): deleting or moving it is leaving or renaming it (DESIGN §13). */
+  const mountAt = (place: Place, path: string, folder: boolean) =>
+    place.mount && path === place.mount.name && place.mount.path.endsWith('/') === folder ? place.mount : undefined
 
   /**
    * The mount `path` names itself, if it does: a file's by its name, a folder's by its name and "/".
@@ -428,11 +437,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     if (await (await readsOfKey(key)).head(`${key}/`)) throw new FolderInTheWayError(path)
   }
 
-  /** Where a copy or a move reads and writes: a move changes its source, a copy only reads it. */
-  const transferPlaces = async (operation: 'copy' | 'move', owner: Owner, from: string, to: string) => {
-    const places = await Promise.all([placeOf(owner, from, operation === 'copy' ? 'read' : 'write'), placeOf(owner, to, 'write')])
-    if (places[0].key === places[1].key) throw new ConflictError(`a file cannot be ${operation === 'copy' ? 'copied' : 'moved'} onto itself`)
-    return places
+  const refuseOntoItself = (operation: 'copy' | 'move', origin: Place, target: Place) => {
+    if (origin.key === target.key) throw new ConflictError(`a file cannot be ${operation === 'copy' ? 'copied' : 'moved'} onto itself`)
   }
 
   /** A copy by the store, answered as a write is, for the destination. Its room is the source's
@@ -455,21 +461,25 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   }
 
   async function copy (owner: Owner, from: string, to: string, request: CopyRequest = {}) {
-    const [origin, target] = await transferPlaces('copy', owner, from, to)
+    const [origin, target] = await Promise.all([placeOf(owner, from, 'read'), placeOf(owner, to, 'write')])
+    refuseOntoItself('copy', origin, target)
     return (await copyBetween(origin, target, from, to, request)).copied
   }
 
   /** A move by the store: usage changes only by the file it replaces at `to`. Across a mount's edge
    *  (two owners) it is a copy, counted for the destination's owner, then the source's removal. */
   async function move (owner: Owner, from: string, to: string, { source, destination }: TransferConditions = {}) {
-    const itself = await mountItself(owner.userId, from)
+    const origin = await placeOf(owner, from, 'read')
+    const itself = mountAt(origin, from, false)
     if (itself) {
       await renameMount(owner.userId, itself, to)
-      const file = await (await readsOf(itself.ownerId)).head(userPrefix(itself.ownerId) + itself.path)
+      const file = await (await readsOfKey(origin.key)).head(origin.key)
       if (!file) throw notFound(from)
       return described(to, file)
     }
-    const [origin, target] = await transferPlaces('move', owner, from, to)
+    refuseViewer(origin.mount)
+    const target = await placeOf(owner, to, 'write')
+    refuseOntoItself('move', origin, target)
     if (origin.owner.userId !== target.owner.userId) {
       const { copied, source: moved } = await copyBetween(origin, target, from, to, { source, destination })
       await publisher.delete(origin.key, { ifMatch: [moved.etag] })
@@ -582,12 +592,14 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     /** To the trash when it keeps files (resolving with the trash item's id), else, or with
      *  `skipTrash` (an S3 credential made so), at once. */
     async delete (userId: string, path: string, preconditions?: Preconditions, { skipTrash = false }: { skipTrash?: boolean } = {}): Promise<{ trashId?: string }> {
-      const itself = await mountItself(userId, path)
+      const place = await placeOf(reader(userId), path, 'read')
+      const itself = mountAt(place, path, false)
       if (itself) {
         await mounts!.leave(itself.shareId, userId)
         return {}
       }
-      const { key, owner, path: ownersPath, mount } = await placeOf(reader(userId), path, 'write')
+      refuseViewer(place.mount)
+      const { key, owner, path: ownersPath, mount } = place
       if (trash?.keeps && !skipTrash) {
         // Under a mount, to the owner's trash: the grantee is not told its id (DESIGN §13).
         const trashId = await trash.discard(owner.userId, ownersPath, key, preconditions)
@@ -655,12 +667,14 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
      *  (a folder moved away): it is no longer kept for itself, and lasts while it holds anything. */
     async removeFolder (userId: string, path: string, { unlessEmpty = false } = {}) {
       const folder = checkFolderPath(path)
-      const itself = await mountItself(userId, folder)
+      const place = await placeOf(reader(userId), folder.slice(0, -1), 'read')
+      const itself = mountAt(place, folder.slice(0, -1), true)
       if (itself) {
         if (!unlessEmpty) await mounts!.leave(itself.shareId, userId)
         return
       }
-      const marker = `${(await placeOf(reader(userId), folder.slice(0, -1), 'write')).key}/`
+      refuseViewer(place.mount)
+      const marker = `${place.key}/`
       if (unlessEmpty) {
         await publisher.delete(marker)
         return
