@@ -21,9 +21,19 @@ async function serve (t: Test, driver: 'fs' | 's3', env: Record<string, string> 
   return { ...service, target }
 }
 
+// A server process takes seconds to start on a busy machine: the cases that need the same settings
+// share one per driver (each on paths of its own), started when first asked for.
+const TIMEOUTS = { HTTP_IDLE_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1000' }
+const servers = new Map<string, ReturnType<typeof serve>>()
+function shared (driver: 'fs' | 's3', settings: 'defaults' | 'timeouts') {
+  const name = `${driver} ${settings}`
+  if (!servers.has(name)) servers.set(name, serve(t, driver, settings === 'timeouts' ? TIMEOUTS : {}))
+  return servers.get(name)!
+}
+
 for (const driver of ['fs', 's3'] as const) {
   t.test(`${driver}: a file far larger than UPLOAD_MEMORY_BYTES goes up and down whole, and the server's memory does not follow its size`, async (t) => {
-    const { server, target } = await serve(t, driver)
+    const { server, target } = await shared(driver, 'defaults')
     const mib = 200
     const expected = sha256Of(generatedFile(mib))
     await putStream(target('warm-up.bin'), generatedFile(1), MIB)
@@ -50,7 +60,7 @@ for (const driver of ['fs', 's3'] as const) {
   })
 
   t.test(`${driver}: a client that disconnects half-way leaves the old file intact, and the service serving`, async (t) => {
-    const { target, alive, storageDir, port, key, server } = await serve(t, driver)
+    const { target, alive, storageDir, port, key, server } = await shared(driver, 'defaults')
     t.equal((await putStream(target('kept.bin'), [Buffer.from('the old version')], 15)).status, 200)
     const socket = connect(port, '127.0.0.1')
     await new Promise((resolve) => socket.once('connect', resolve))
@@ -75,7 +85,7 @@ for (const driver of ['fs', 's3'] as const) {
   })
 
   t.test(`${driver}: a client that stalls mid-upload is cut off at HTTP_IDLE_TIMEOUT_MS; the old file stays`, async (t) => {
-    const { target, alive, port, key } = await serve(t, driver, { HTTP_IDLE_TIMEOUT_MS: '1000' })
+    const { target, alive, port, key } = await shared(driver, 'timeouts')
     t.equal((await putStream(target('stalled.bin'), [Buffer.from('old')], 3)).status, 200)
     const socket = connect(port, '127.0.0.1')
     socket.on('error', () => {})
@@ -90,7 +100,7 @@ for (const driver of ['fs', 's3'] as const) {
   })
 
   t.test(`${driver}: a long upload is not cut off by HTTP_REQUEST_TIMEOUT_MS, which bounds only bodies that are not streamed`, async (t) => {
-    const { target, port, key } = await serve(t, driver, { HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1000' })
+    const { target, port, key } = await shared(driver, 'timeouts')
     const socket = connect(port, '127.0.0.1')
     socket.on('error', () => {})
     let answer = ''
@@ -110,7 +120,7 @@ for (const driver of ['fs', 's3'] as const) {
 
 t.test('s3: a raw upload holds what it will buffer of UPLOAD_MEMORY_BYTES (its length, up to three parts); past it, 503 with Retry-After; the room comes back', async (t) => {
   // 32 MiB holds one upload of three 8 MiB parts, and 8 MiB more.
-  const { target, port, key } = await serve(t, 's3')
+  const { target, port, key } = await shared('s3', 'defaults')
   // A holder that arrives while a probe holds the room is itself refused: it is replaced.
   let holder: Socket | undefined
   let held = ''
