@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
 import { beginsWith, isPostgres } from './dialect.js'
 import type { ChangesTable, Database } from './types.js'
 import { applyNameChanges, takeWritersTurn, type NameChange } from './names.js'
@@ -6,8 +6,18 @@ import { inTransaction } from './recording.js'
 import { queueDeliveries } from './webhooks.js'
 import { followDeadProperties } from './webdav.js'
 import { followShares } from './shares.js'
+import { grantsCovering, seenThrough } from './mounts.js'
 
-export type ChangeOp = 'put' | 'delete' | 'move' | 'folder' | 'folder-delete'
+export type ChangeOp = 'put' | 'delete' | 'move' | 'folder' | 'folder-delete' | 'share' | 'unshare'
+
+/** A mount's coming (`share`, made or changed) or going (`unshare`), as its grantee's journal has it (key: the mount's name). */
+export interface MountChange { userId: string, op: 'share' | 'unshare', key: string }
+
+/**
+ * Where a reader follows another person's journal: the entries of the owner of a mount the reader
+ * has, under its `prefix` (or at exactly it, for a file), made since it was mounted.
+ */
+export interface SharedSource { ownerId: string, prefix: string, exact: boolean, since: Date }
 
 /** One change of a user's files, at its place in the journal (`seq`, increasing). */
 export interface ChangeEntry {
@@ -26,6 +36,14 @@ export interface ChangeEntry {
 
 // The channel on which PostgreSQL tells every instance which user's journal grew.
 export const CHANGES_CHANNEL = 'stowage_changes'
+
+/** The entries of a source a reader follows: the owner's under what is shared, since it was mounted, but their own mounts' coming and going. */
+const fromSource = (eb: ExpressionBuilder<Database, 'changes'>, { ownerId, prefix, exact, since }: SharedSource) => eb.and([
+  eb('user_id', '=', ownerId),
+  eb('at', '>=', since.toISOString()),
+  eb('op', 'not in', ['share', 'unshare']),
+  exact ? eb.or([eb('key', '=', prefix), eb('from_key', '=', prefix)]) : eb.or([beginsWith('key', prefix), beginsWith('from_key', prefix)])
+])
 
 function entryOf (row: Selectable<ChangesTable>): ChangeEntry {
   return {
@@ -50,6 +68,23 @@ export function notificationPayload (userId: string, paths: string[]): string {
   return Buffer.byteLength(payload) < MAX_PAYLOAD_BYTES ? payload : JSON.stringify({ u: userId })
 }
 
+/**
+ * Journals mounts coming and going in `trx` (its own transaction when `trx` is the database), as
+ * `add` journals a change of files: the writers' turn, the grantees' webhooks, every instance told.
+ * A mount gone takes its grantee's WebDAV locks there along (DESIGN §13).
+ */
+export async function journalMounts (trx: Kysely<Database>, changes: MountChange[], at = new Date()): Promise<void> {
+  if (changes.length === 0) return
+  if (!trx.isTransaction) return await trx.transaction().execute((own) => journalMounts(own, changes, at))
+  await takeWritersTurn(trx)
+  for (const { userId, op, key } of changes) {
+    if (op === 'unshare') await trx.deleteFrom('webdav_locks').where('user_id', '=', userId).where((eb) => eb.or([eb('path', '=', key), beginsWith('path', `${key}/`)])).execute()
+    await trx.insertInto('changes').values({ user_id: userId, op, key, from_key: null, size: null, etag: null, content_type: null, at: at.toISOString() }).execute()
+    await queueDeliveries(trx, { userId, op, key, at })
+    if (isPostgres(trx)) await sql`select pg_notify(${CHANGES_CHANNEL}, ${notificationPayload(userId, [key, `${key}/`])})`.execute(trx)
+  }
+}
+
 export function createChangeRepository (db: Kysely<Database>) {
   const notifies = isPostgres(db)
   return {
@@ -57,9 +92,9 @@ export function createChangeRepository (db: Kysely<Database>) {
      * Journals a change, applies it to the index of names and queues it for the user's webhooks, in
      * one transaction (the publish's recording, when given: last in it, so that the writers' turn is
      * held for the least time); on PostgreSQL every instance hears of it when it commits. Resolves
-     * with how many deliveries were queued.
+     * with how many deliveries were queued and the mounts the change ended (a shared item deleted).
      */
-    async add (change: Omit<ChangeEntry, 'seq'>, names: NameChange[] = [], recordingTrx?: Kysely<Database>): Promise<number> {
+    async add (change: Omit<ChangeEntry, 'seq'>, names: NameChange[] = [], recordingTrx?: Kysely<Database>): Promise<{ queued: number, unshared: MountChange[] }> {
       const { userId, op, key, from, size, etag, contentType, at } = change
       return await inTransaction(db, recordingTrx, async (trx) => {
         // One writer at a time: a reader past an entry never misses an earlier one that was still
@@ -69,24 +104,44 @@ export function createChangeRepository (db: Kysely<Database>) {
           user_id: userId, op, key, from_key: from ?? null, size: size ?? null, etag: etag ?? null, content_type: contentType ?? null, at: at.toISOString()
         }).execute()
         await applyNameChanges(trx, names)
-        const queued = await queueDeliveries(trx, change)
+        let queued = await queueDeliveries(trx, change)
+        // Grantees' webhooks hear of it at their mounts' paths.
+        for (const grant of await grantsCovering(trx, userId, from === undefined ? [key] : [key, from], at)) {
+          const seen = seenThrough(change, grant)
+          if (seen) queued += await queueDeliveries(trx, { ...seen, userId: grant.granteeId })
+        }
         await followDeadProperties(trx, change)
-        await followShares(trx, change)
+        const unshared = await followShares(trx, change)
         if (notifies) await sql`select pg_notify(${CHANGES_CHANNEL}, ${notificationPayload(userId, from === undefined ? [key] : [key, from])})`.execute(trx)
-        return queued
+        return { queued, unshared }
       })
     },
 
-    /** A user's entries after `after`, oldest first, under `prefix`; `limit + 1` are read to tell whether more follow. */
-    async page (userId: string, after: number, prefix: string, limit: number): Promise<ChangeEntry[]> {
-      let query = db.selectFrom('changes').selectAll().where('user_id', '=', userId).where('seq', '>', after)
-      if (prefix) query = query.where((where) => where.or([beginsWith('key', prefix), beginsWith('from_key', prefix)]))
+    /** Journals mounts coming and going (see journalMounts). */
+    mounts: async (changes: MountChange[]) => { await journalMounts(db, changes) },
+
+    /**
+     * A user's entries after `after`, oldest first, under `prefix`, with those of `shared` (the
+     * owners' of the user's mounts, as they have them); `limit + 1` are read to tell whether more follow.
+     */
+    async page (userId: string, after: number, prefix: string, limit: number, shared: SharedSource[] = []): Promise<ChangeEntry[]> {
+      // Under a prefix: the entries there, and the coming and going of a mount the prefix lies in.
+      const mountOfPrefix = prefix.includes('/') ? prefix.slice(0, prefix.indexOf('/')) : undefined
+      const own = (eb: ExpressionBuilder<Database, 'changes'>) => prefix
+        ? eb.and([eb('user_id', '=', userId), eb.or([
+          beginsWith('key', prefix), beginsWith('from_key', prefix),
+          ...(mountOfPrefix === undefined ? [] : [eb.and([eb('op', 'in', ['share', 'unshare']), eb('key', '=', mountOfPrefix)])])
+        ])])
+        : eb('user_id', '=', userId)
+      const query = db.selectFrom('changes').selectAll().where('seq', '>', after).where((eb) => eb.or([own(eb), ...shared.map((source) => fromSource(eb, source))]))
       return (await query.orderBy('seq').limit(limit + 1).execute()).map(entryOf)
     },
 
-    /** The user's position in the journal now: their last entry's (or the last a sweep removed), never anyone else's. */
-    async latest (userId: string): Promise<number> {
-      const row = await db.selectFrom('changes').select((eb) => eb.fn.max('seq').as('seq')).where('user_id', '=', userId).executeTakeFirst()
+    /** The user's position in the journal now: their last entry's, or the last a sweep removed, or
+     *  the last of the entries they follow through `shared`; never anyone else's. */
+    async latest (userId: string, shared: SharedSource[] = []): Promise<number> {
+      const row = await db.selectFrom('changes').select((eb) => eb.fn.max('seq').as('seq'))
+        .where((eb) => eb.or([eb('user_id', '=', userId), ...shared.map((source) => fromSource(eb, source))])).executeTakeFirst()
       return Math.max(Number(row?.seq ?? 0), await this.sweptThrough(userId))
     },
 

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { lookupOf } from './dialect.js'
 import { unmount, WHOLE_ORG, type ShareRole } from './shares.js'
+import { journalMounts, type MountChange } from './changes.js'
 import type { Database } from './types.js'
 
 /** A share as its grantee sees it: mounted at `name`, at the top of their tree (DESIGN §13). */
@@ -13,6 +14,8 @@ export interface Mount {
   path: string
   role: ShareRole
   createdAt: Date
+  /** When it was mounted for this person: the owner's changes from then on are theirs to follow. */
+  mountedAt: Date
   expiresAt?: Date
 }
 
@@ -24,6 +27,7 @@ interface MountRow {
   path: string
   role: ShareRole
   created_at: string
+  mounted_at: string
   expires_at: string | null
 }
 
@@ -35,10 +39,50 @@ const mountOf = (row: MountRow): Mount => ({
   path: row.path,
   role: row.role,
   createdAt: new Date(row.created_at),
+  mountedAt: new Date(row.mounted_at),
   ...(row.expires_at ? { expiresAt: new Date(row.expires_at) } : {})
 })
 
-const COLUMNS = ['m.name', 's.id', 's.owner_id', 's.owner_org_id', 's.path', 's.role', 's.created_at', 's.expires_at'] as const
+const COLUMNS = ['m.name', 's.id', 's.owner_id', 's.owner_org_id', 's.path', 's.role', 's.created_at', 'm.created_at as mounted_at', 's.expires_at'] as const
+
+/** A change of the owner's files, as a grantee's journal shows it. */
+export interface ChangeSeen { op: string, key: string, from?: string, size?: number, etag?: string, contentType?: string }
+
+/**
+ * The owner's `change` as the grantee sees it through the mount `name` of the owner's `path`, or
+ * undefined when it is not under what is shared: paths under the mount's name; a move into the
+ * share is a put, one out of it a delete.
+ */
+export function seenThrough<T extends ChangeSeen> (change: T, { name, path }: { name: string, path: string }): T | undefined {
+  if (change.op === 'share' || change.op === 'unshare') return undefined
+  const folder = path.endsWith('/')
+  const inside = (key: string | undefined): key is string => key !== undefined && (folder ? key.startsWith(path) : key === path)
+  const mapped = (key: string) => folder ? `${name}/${key.slice(path.length)}` : name
+  const { from, size, etag, contentType, ...rest } = change
+  if (inside(change.key)) {
+    const written = { ...rest, key: mapped(change.key), ...(size === undefined ? {} : { size }), ...(etag === undefined ? {} : { etag }), ...(contentType === undefined ? {} : { contentType }) }
+    if (from === undefined) return written as T
+    return (inside(from) ? { ...written, from: mapped(from) } : { ...written, op: 'put' }) as T
+  }
+  if (inside(from)) return { ...rest, op: 'delete', key: mapped(from) } as T
+  return undefined
+}
+
+/**
+ * The shown mounts of `ownerId`'s shares, while they last, that cover one of `paths`, whose
+ * grantees have webhooks: who is to hear of a change there (see `seenThrough` for what they hear).
+ */
+export async function grantsCovering (trx: Kysely<Database>, ownerId: string, paths: string[], now: Date): Promise<Array<{ granteeId: string, name: string, path: string }>> {
+  const rows = await trx.selectFrom('shares as s').innerJoin('mounts as m', 'm.share_id', 's.id')
+    .select(['m.grantee_id', 'm.name', 's.path'])
+    .where('s.owner_id', '=', ownerId)
+    .where('m.name', 'is not', null)
+    .where(sql<boolean>`(s.expires_at is null or s.expires_at > ${now.toISOString()})`)
+    .where((eb) => eb.or(paths.map((path) => sql<boolean>`substr(cast(${path} as text), 1, length(s.path)) = s.path`)))
+    .where(({ exists, selectFrom }) => exists(selectFrom('webhooks as w').select('w.id').whereRef('w.user_id', '=', 'm.grantee_id').where('w.disabled', '=', 0)))
+    .execute()
+  return rows.map((row) => ({ granteeId: row.grantee_id, name: row.name!, path: row.path }))
+}
 
 /** Where each person sees what was shared with them. */
 export function createMountRepository (db: Kysely<Database>) {
@@ -59,6 +103,12 @@ export function createMountRepository (db: Kysely<Database>) {
     /** The caller's mounts, by name. */
     async list (granteeId: string, now = new Date()): Promise<Mount[]> {
       return (await received(granteeId, now).where('m.name', 'is not', null).orderBy('m.name').execute()).map((row) => mountOf(row as MountRow))
+    },
+
+    /** The mounts of share `shareId` that are shown, whoever's. */
+    async ofShare (shareId: string): Promise<Array<{ granteeId: string, name: string }>> {
+      const rows = await db.selectFrom('mounts').select(['grantee_id', 'name']).where('share_id', '=', shareId).where('name', 'is not', null).execute()
+      return rows.map((row) => ({ granteeId: row.grantee_id, name: row.name! }))
     },
 
     /** Whether this person has a mount of the share, shown or left. */
@@ -82,15 +132,19 @@ export function createMountRepository (db: Kysely<Database>) {
     },
 
     /** The person leaves the share: one with them ends (for its owner too); an organization's is hidden for them only. */
-    async leave (shareId: string, granteeId: string): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+    async leave (shareId: string, granteeId: string): Promise<MountChange[]> {
+      return await db.transaction().execute(async (trx) => {
         const share = await trx.selectFrom('shares').select('grantee').where('id', '=', shareId).executeTakeFirst()
-        if (share?.grantee === WHOLE_ORG) {
-          await trx.updateTable('mounts').set({ name: null }).where('share_id', '=', shareId).where('grantee_id', '=', granteeId).execute()
-          return
+        if (share?.grantee !== WHOLE_ORG) {
+          await trx.deleteFrom('shares').where('id', '=', shareId).where('grantee', '=', granteeId).execute()
+          return await unmount(trx, [shareId])
         }
-        await trx.deleteFrom('shares').where('id', '=', shareId).where('grantee', '=', granteeId).execute()
-        await unmount(trx, [shareId])
+        const shown = await trx.selectFrom('mounts').select('name').where('share_id', '=', shareId).where('grantee_id', '=', granteeId).executeTakeFirst()
+        if (!shown?.name) return []
+        await trx.updateTable('mounts').set({ name: null }).where('share_id', '=', shareId).where('grantee_id', '=', granteeId).execute()
+        const unshared: MountChange[] = [{ userId: granteeId, op: 'unshare', key: shown.name }]
+        await journalMounts(trx, unshared)
+        return unshared
       })
     },
 

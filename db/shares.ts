@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Kysely, Selectable } from 'kysely'
 import { beginsWith } from './dialect.js'
 import type { Database, SharesTable } from './types.js'
+import { journalMounts, type MountChange } from './changes.js'
 
 export type ShareRole = 'viewer' | 'editor'
 
@@ -82,17 +83,26 @@ export function createShareRepository (db: Kysely<Database>) {
       return await this.find(ownerId, id)
     },
 
-    /** Ends the share; false when it is not the owner's. */
-    async remove (ownerId: string, id: string): Promise<boolean> {
+    /** Ends the share: the mounts that went with it, or undefined when it is not the owner's. */
+    async remove (ownerId: string, id: string): Promise<MountChange[] | undefined> {
       return await db.transaction().execute(async (trx) => {
         const removed = await trx.deleteFrom('shares').where('owner_id', '=', ownerId).where('id', '=', id).executeTakeFirst()
-        await unmount(trx, [id])
-        return Number(removed.numDeletedRows) > 0
+        return Number(removed.numDeletedRows) > 0 ? await unmount(trx, [id]) : undefined
       })
     },
 
-    /** Moves the owner's shares at or under the folder `from` to the same place under `to`: a folder moved keeps its shares. */
-    async follow (ownerId: string, from: string, to: string): Promise<void> {
+    /** Ends the shares whose expiresAt has passed: the mounts that went with them. */
+    async removeExpired (now: Date): Promise<MountChange[]> {
+      return await db.transaction().execute(async (trx) => {
+        const ended = await trx.deleteFrom('shares').where('expires_at', '<=', now.toISOString()).returning('id').execute()
+        return await unmount(trx, ended.map(({ id }) => id))
+      })
+    },
+
+    /** Moves the owner's shares at or under the folder `from` to the same place under `to`: a folder moved keeps its shares
+     *  (but where it comes to stand on another share with the same people); resolves with the mounts that ended. */
+    async follow (ownerId: string, from: string, to: string): Promise<MountChange[]> {
+      const unshared: MountChange[] = []
       const under = await db.selectFrom('shares').select(['id', 'path']).where('owner_id', '=', ownerId).where(beginsWith('path', from)).execute()
       for (const { id, path } of under) {
         const moved = to + path.slice(from.length)
@@ -101,18 +111,23 @@ export function createShareRepository (db: Kysely<Database>) {
         const standing = db.selectFrom('shares').select('grantee').where('owner_id', '=', ownerId).where('path', '=', moved)
         const ending = db.deleteFrom('shares').where('id', '=', id)
         const ended = await (moved === '' ? ending : ending.where('grantee', 'in', standing)).executeTakeFirst()
-        if (Number(ended.numDeletedRows) > 0) await unmount(db, [id])
+        if (Number(ended.numDeletedRows) > 0) unshared.push(...await unmount(db, [id]))
         else await db.updateTable('shares').set({ path: moved }).where('id', '=', id).execute()
       }
+      return unshared
     }
   }
 }
 
 export type ShareRepository = ReturnType<typeof createShareRepository>
 
-/** Ended shares' mounts go with them: their names are their grantees' again. */
-export async function unmount (db: Kysely<Database>, shareIds: string[]): Promise<void> {
-  if (shareIds.length > 0) await db.deleteFrom('mounts').where('share_id', 'in', shareIds).execute()
+/** Ended shares' mounts go with them: their names are their grantees' again, and their journals say so. */
+export async function unmount (db: Kysely<Database>, shareIds: string[]): Promise<MountChange[]> {
+  if (shareIds.length === 0) return []
+  const ended = await db.deleteFrom('mounts').where('share_id', 'in', shareIds).returning(['grantee_id', 'name']).execute()
+  const unshared = ended.filter((row) => row.name !== null).map((row): MountChange => ({ userId: row.grantee_id, op: 'unshare', key: row.name! }))
+  await journalMounts(db, unshared)
+  return unshared
 }
 
 /**
@@ -120,13 +135,15 @@ export async function unmount (db: Kysely<Database>, shareIds: string[]): Promis
  * moves and end when it is deleted; a folder's end when its marker goes (a folder moved took its
  * shares along before, see `follow`).
  */
-export async function followShares (trx: Kysely<Database>, change: { userId: string, op: string, key: string, from?: string }): Promise<void> {
+export async function followShares (trx: Kysely<Database>, change: { userId: string, op: string, key: string, from?: string }): Promise<MountChange[]> {
   const at = (path: string) => trx.deleteFrom('shares').where('owner_id', '=', change.userId).where('path', '=', path)
-  if (change.op === 'delete' || change.op === 'folder-delete') await unmount(trx, (await at(change.key).returning('id').execute()).map(({ id }) => id))
+  if (change.op === 'delete' || change.op === 'folder-delete') return await unmount(trx, (await at(change.key).returning('id').execute()).map(({ id }) => id))
   if (change.op === 'move' && change.from !== undefined) {
     // Moved over a file shared with the same people: the file that stands keeps its shares.
     const standing = trx.selectFrom('shares').select('grantee').where('owner_id', '=', change.userId).where('path', '=', change.key)
-    await unmount(trx, (await at(change.from).where('grantee', 'in', standing).returning('id').execute()).map(({ id }) => id))
+    const unshared = await unmount(trx, (await at(change.from).where('grantee', 'in', standing).returning('id').execute()).map(({ id }) => id))
     await trx.updateTable('shares').set({ path: change.key }).where('owner_id', '=', change.userId).where('path', '=', change.from).execute()
+    return unshared
   }
+  return []
 }

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { CHANGES_CHANNEL, createChangeRepository } from '../db/changes.js'
 import { isPostgres } from '../db/dialect.js'
+import { createMountRepository } from '../db/mounts.js'
 import { createListeningBell, createLocalBell } from '../storage/change-bell.js'
 import { createJournal } from '../storage/changes.js'
 import { DEFAULT_CHANGES_RETENTION_DAYS } from '../defaults.js'
@@ -20,7 +21,7 @@ export interface ChangesPluginOptions {
 export const changesPlugin = fp<ChangesPluginOptions>(async (app, { retentionDays = DEFAULT_CHANGES_RETENTION_DAYS, databaseUrl }) => {
   const db = stowageOf(app).stowageDb
   const bell = isPostgres(db) && databaseUrl ? createListeningBell({ url: databaseUrl, channel: CHANGES_CHANNEL, log: app.log }) : createLocalBell()
-  const journal = createJournal({ repository: createChangeRepository(db), bell })
+  const journal = createJournal({ repository: createChangeRepository(db), bell, mounts: createMountRepository(db) })
   decorateStowage(app, 'stowageChanges', journal)
   const retentionMs = retentionDays * 86_400_000
   sweepEvery(app, { everyMs: 3600_000, what: 'change journal entries past CHANGES_RETENTION_DAYS', sweep: () => journal.sweep(retentionMs) })

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { MAX_WAIT_SECONDS } from '../storage/changes.js'
 
 export const ChangeItem = Type.Object({
-  op: Type.Union(['put', 'delete', 'move', 'folder', 'folder-delete'].map((op) => Type.Literal(op)), { description: 'put: made or replaced (restores included); move: one per file, with `from`' }),
+  op: Type.Union(['put', 'delete', 'move', 'folder', 'folder-delete', 'share', 'unshare'].map((op) => Type.Literal(op)), { description: 'put: made or replaced (restores included); move: one per file, with `from`; share: a share received, renamed or changed, mounted at `key`; unshare: the mount at `key` is gone' }),
   key: Type.String({ description: 'The path (a folder\'s ends in "/")' }),
   from: Type.Optional(Type.String({ description: 'A move\'s source' })),
   size: Type.Optional(Type.Integer()),

@@ -1,4 +1,5 @@
-import type { ChangeEntry, ChangeOp, ChangeRepository } from '../db/changes.js'
+import type { ChangeEntry, ChangeOp, ChangeRepository, MountChange, SharedSource } from '../db/changes.js'
+import { seenThrough, type Mount, type MountRepository } from '../db/mounts.js'
 import type { Recording } from '../db/recording.js'
 import { BadRequestError, CursorResetError } from '../errors.js'
 import type { ChangeBell } from './change-bell.js'
@@ -12,6 +13,8 @@ export const MAX_WAIT_SECONDS = 300
 export interface JournalOptions {
   repository: ChangeRepository
   bell: ChangeBell
+  /** What is shared with each reader: they follow the owners' changes there too (DESIGN §13). */
+  mounts?: MountRepository
   now?: () => Date
 }
 
@@ -32,8 +35,18 @@ const described = ({ op, key, from, size, etag, contentType, at }: ChangeEntry) 
  * the change is answered, read by clients from a cursor, oldest first, and waited on (long-polling)
  * through the bell, which holds no database connection while it waits.
  */
-export function createJournal ({ repository, bell, now = () => new Date() }: JournalOptions) {
+export function createJournal ({ repository, bell, mounts, now = () => new Date() }: JournalOptions) {
   const queuedListeners = new Set<() => void>()
+  /** Resolves true when any of `places` is rung, false when `ms` pass or `signal` aborts first. */
+  async function waitForAny (places: Array<{ userId: string, prefix: string }>, ms: number, signal: AbortSignal): Promise<boolean> {
+    if (places.length === 1) return await bell.wait(places[0].userId, ms, signal, places[0].prefix)
+    const settled = new AbortController()
+    try {
+      return await Promise.race(places.map(({ userId, prefix }) => bell.wait(userId, ms, AbortSignal.any([signal, settled.signal]), prefix)))
+    } finally {
+      settled.abort()
+    }
+  }
   let waiting = 0
   async function counted (wait: Promise<boolean>) {
     waiting++
@@ -43,6 +56,34 @@ export function createJournal ({ repository, bell, now = () => new Date() }: Jou
       waiting--
     }
   }
+  function announceMounts (changes: MountChange[]) {
+    // At the mount's name and within it: a wait under a prefix in the mount hears it come and go.
+    for (const { userId, key } of changes) bell.ring(userId, [key, `${key}/`])
+    // Their webhooks may have deliveries queued.
+    if (changes.length > 0) for (const listener of queuedListeners) listener()
+  }
+
+  /** What the reader follows of others' journals under `prefix`: their mounts' owners' changes. */
+  async function sharedWith (userId: string, prefix: string): Promise<Array<{ mount: Mount, source: SharedSource }>> {
+    const received = mounts ? await mounts.list(userId, now()) : []
+    return received.flatMap((mount) => {
+      const folder = mount.path.endsWith('/')
+      const source = (ownerPrefix: string, exact: boolean) => [{ mount, source: { ownerId: mount.ownerId, prefix: ownerPrefix, exact, since: mount.mountedAt } }]
+      if (mount.name.startsWith(prefix)) return source(mount.path, !folder)
+      if (folder && prefix.startsWith(`${mount.name}/`)) return source(mount.path + prefix.slice(mount.name.length + 1), false)
+      return []
+    })
+  }
+
+  /** The entries of a page as the reader sees them: theirs as they are, their mounts' owners' at the mounts' paths. */
+  function asSeenBy (userId: string, prefix: string, entries: ChangeEntry[], shared: Array<{ mount: Mount }>): ChangeEntry[] {
+    if (shared.length === 0) return entries
+    const under = (entry: ChangeEntry) => entry.key.startsWith(prefix) || (entry.from?.startsWith(prefix) ?? false)
+    return entries.flatMap((entry) => entry.userId === userId
+      ? [entry]
+      : shared.filter(({ mount }) => mount.ownerId === entry.userId).map(({ mount }) => seenThrough(entry, mount)).filter((seen): seen is ChangeEntry => seen !== undefined && under(seen)))
+  }
+
   return {
     /** Journals `change`, as `pathOf` names its keys (a user's path, undefined for any other key). */
     async record ({ key, before, after, from }: PublishedChange, pathOf: (key: string) => { userId: string, path: string } | undefined, recording?: Recording) {
@@ -64,22 +105,32 @@ export function createJournal ({ repository, bell, now = () => new Date() }: Jou
       // The index of names changes with the journal: the source of a move is gone, the key is what stands now.
       const nameChange = (key: string, { userId, path }: { userId: string, path: string }, after?: ObjectMeta) => ({ key, userId, root: key.slice(0, key.length - path.length), after })
       const names = [...source ? [nameChange(from!.key, source)] : [], ...at ? [nameChange(key, at, after)] : []]
-      const queued = await repository.add({ ...entry, at: now() }, names, recording?.trx)
+      const { queued, unshared } = await repository.add({ ...entry, at: now() }, names, recording?.trx)
       const rung = entry.from === undefined ? [entry.key] : [entry.key, entry.from]
       const { userId } = entry
       const announce = () => {
         bell.ring(userId, rung)
+        announceMounts(unshared)
         if (queued > 0) for (const listener of queuedListeners) listener()
       }
       if (recording) recording.afterCommit(announce)
       else announce()
     },
 
+    /** Mounts came or went (journaled by the repositories of shares and mounts): their people's waits wake here. */
+    announceMounts,
+
+    /** Journals mounts made, renamed or changed (`share`) or hidden (`unshare`), and wakes their people's waits. */
+    async recordMounts (changes: MountChange[]) {
+      await repository.mounts(changes)
+      announceMounts(changes)
+    },
+
     /** Calls `listener` when this instance queued webhook deliveries. */
     onDeliveriesQueued (listener: () => void) { queuedListeners.add(listener) },
 
-    /** The user's position: it moves with their changes only. */
-    latest: async (userId: string) => ({ cursor: encodeCursor(await repository.latest(userId)) }),
+    /** The user's position: it moves with their changes only, and their mounts' owners' there. */
+    latest: async (userId: string) => ({ cursor: encodeCursor(await repository.latest(userId, (await sharedWith(userId, '')).map(({ source }) => source))) }),
 
     /**
      * The user's changes after `cursor`, under `prefix`, oldest first, at most CHANGES_PAGE; with
@@ -89,14 +140,18 @@ export function createJournal ({ repository, bell, now = () => new Date() }: Jou
       const after = decodeCursor(cursor)
       if (after < await repository.sweptThrough(userId)) throw new CursorResetError('the cursor is older than the journal keeps (CHANGES_RETENTION_DAYS): list your files again, then follow from GET /api/changes/latest')
       const until = Date.now() + Math.min(waitSeconds, MAX_WAIT_SECONDS) * 1000
+      const shared = await sharedWith(userId, prefix)
+      const sources = shared.map(({ source }) => source)
+      // Woken by the user's changes there, and by their mounts' owners' under what is shared.
+      const rungAt = [{ userId, prefix }, ...sources.map((source) => ({ userId: source.ownerId, prefix: source.prefix }))]
       for (;;) {
         // Listening before looking: a change made between the look and the wait still wakes it.
         const left = until - Date.now()
         const looked = new AbortController()
-        const woken = left > 0 ? bell.wait(userId, left, signal ? AbortSignal.any([signal, looked.signal]) : looked.signal, prefix) : undefined
+        const woken = left > 0 ? waitForAny(rungAt, left, signal ? AbortSignal.any([signal, looked.signal]) : looked.signal) : undefined
         let entries: ChangeEntry[]
         try {
-          entries = await repository.page(userId, after, prefix, CHANGES_PAGE)
+          entries = await repository.page(userId, after, prefix, CHANGES_PAGE, sources)
         } catch (error) {
           looked.abort()
           throw error
@@ -105,7 +160,7 @@ export function createJournal ({ repository, bell, now = () => new Date() }: Jou
         if (found) looked.abort()
         if (found || !woken || !await counted(woken)) {
           const shown = entries.slice(0, CHANGES_PAGE)
-          return { changes: shown.map(described), cursor: encodeCursor(shown.at(-1)?.seq ?? after), hasMore: entries.length > CHANGES_PAGE }
+          return { changes: asSeenBy(userId, prefix, shown, shared).map(described), cursor: encodeCursor(shown.at(-1)?.seq ?? after), hasMore: entries.length > CHANGES_PAGE }
         }
       }
     },

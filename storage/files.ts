@@ -42,7 +42,7 @@ export interface FileServiceOptions {
   /** Where replaced files are kept, and for how long; without it (or with 0) nothing is kept. */
   versions?: { repository: VersionRepository, retentionMs: number, now?: () => Date }
   /** Where every change is journaled, before it is answered. */
-  journal?: Pick<Journal, 'record'>
+  journal?: Pick<Journal, 'record' | 'recordMounts' | 'announceMounts'>
   /** The index of names the journal keeps with it: listings and HEADs read it; without it, the store. */
   names?: NameIndex
   /** One transaction for what the database records of each change (usage, version, journal, index). */
@@ -319,6 +319,12 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     if (name.includes('/') || checkFilePath(name) !== name) throw new BadRequestError('what is shared with you stays at the top of your files: give it one name, with no "/"')
     if (name === mount.name) return
     if (await takenByOwn(userId, name) || !await mounts!.rename(mount.shareId, userId, name)) throw new ConflictError(`${name} is taken at the top of your files: choose another name`)
+    await journal?.recordMounts([{ userId, op: 'unshare', key: mount.name }, { userId, op: 'share', key: name }])
+  }
+
+  /** The caller leaves the share of `mount` (deleting the mount itself is leaving it). */
+  async function leaveMount (userId: string, mount: Mount): Promise<void> {
+    journal?.announceMounts(await mounts!.leave(mount.shareId, userId))
   }
 
   /** Whether a file or folder of the user's own stands at `name`, at the top of their tree (mounts aside). */
@@ -391,7 +397,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
    * whose range of names holds it; a sorted listing has them all on its first page (folders among
    * its folders by name, files before its files).
    */
-  async function withMounts (userId: string, prefix: string, page: FilePage, at: { after?: string } | { firstPage: boolean, descending: boolean }): Promise<FilePage> {
+  async function withMounts (userId: string, prefix: string, page: FilePage, limit: number, at: { after?: string } | { firstPage: boolean, descending: boolean }): Promise<FilePage> {
     if ('firstPage' in at && !at.firstPage) return page
     const received = (await mounts!.list(userId)).filter((mount) => mount.name.startsWith(prefix))
     if (received.length === 0) return page
@@ -406,10 +412,17 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     }))).filter((file) => file !== undefined)
     const descending = 'descending' in at && at.descending
     const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) * (descending ? -1 : 1)
+    if (!('after' in at)) return { ...page, files: [...files, ...page.files], folders: [...page.folders ?? [], ...folders].sort(byName) }
+    // In key order the page holds `limit` entries at most, mounts among them: one past it ends the
+    // page there, and the next starts after the last one shown (the store's own token's form).
+    const entries = [...page.files.map((file) => ({ name: file.key, file })), ...[...page.folders ?? [], ...folders].map((name) => ({ name, file: undefined })), ...files.map((file) => ({ name: file.key, file }))]
+      .sort((a, b) => byName(a.name, b.name))
+    const shown = entries.slice(0, limit)
+    const cut = entries.length > limit
     return {
-      ...page,
-      files: 'after' in at ? [...page.files, ...files].sort((a, b) => byName(a.key, b.key)) : [...files, ...page.files],
-      folders: [...page.folders ?? [], ...folders].sort(byName)
+      files: shown.flatMap(({ file }) => file ? [file] : []),
+      folders: shown.flatMap(({ name, file }) => file ? [] : [name]),
+      ...(cut ? { isTruncated: true, continuationToken: encodeContinuationToken(shown.at(-1)!.name) } : page.isTruncated ? { isTruncated: true, continuationToken: page.continuationToken } : { isTruncated: false })
     }
   }
 
@@ -524,7 +537,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         return { ...page, files: page.files.map((file) => ({ ...file, shared })) }
       }
       if (!query.delimiter || !mounts || prefix.includes('/')) return page
-      return await withMounts(userId, prefix, page, sorted ? { firstPage: query.continuationToken === undefined, descending: query.order === 'desc' } : { after: query.continuationToken })
+      return await withMounts(userId, prefix, page, Math.min(query.pageSize ?? PAGE_SIZE, MAX_PAGE_SIZE), sorted ? { firstPage: query.continuationToken === undefined, descending: query.order === 'desc' } : { after: query.continuationToken })
     },
 
     /** A page of the user's files (under `prefix`) whose path holds `text`, in any case: by name, or newest first. */
@@ -595,7 +608,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       const place = await placeOf(reader(userId), path, 'read')
       const itself = mountAt(place, path, false)
       if (itself) {
-        await mounts!.leave(itself.shareId, userId)
+        await leaveMount(userId, itself)
         return {}
       }
       refuseViewer(place.mount)
@@ -670,7 +683,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       const place = await placeOf(reader(userId), folder.slice(0, -1), 'read')
       const itself = mountAt(place, folder.slice(0, -1), true)
       if (itself) {
-        if (!unlessEmpty) await mounts!.leave(itself.shareId, userId)
+        if (!unlessEmpty) await leaveMount(userId, itself)
         return
       }
       refuseViewer(place.mount)

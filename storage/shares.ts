@@ -4,6 +4,7 @@ import type { Owner } from '../db/usage.js'
 import type { Mount, MountRepository } from '../db/mounts.js'
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js'
 import type { People } from '../identity/people.js'
+import type { Journal } from './changes.js'
 import type { FileService } from './files.js'
 import { checkFilePath, checkFolderPath } from './paths.js'
 
@@ -39,13 +40,15 @@ export interface SharesOptions {
   mounts: MountRepository
   people: People
   files: FileService
+  /** Where grantees read of mounts coming and going. */
+  journal: Journal
   /** SHARES_ACROSS_ORGS: a person of another organization may be shared with. */
   acrossOrgs?: boolean
   now?: () => Date
 }
 
 /** Shares between people, as their owners make, see, change and end them (DESIGN §13). */
-export function createShares ({ repository, mounts, people, files, acrossOrgs = false, now = () => new Date() }: SharesOptions) {
+export function createShares ({ repository, mounts, people, files, journal, acrossOrgs = false, now = () => new Date() }: SharesOptions) {
   const withOf = async (grantee: string): Promise<ShareAnswer['with']> => {
     if (grantee === WHOLE_ORG) return { org: true }
     const { email, name } = await people.find(grantee) ?? {}
@@ -95,7 +98,8 @@ export function createShares ({ repository, mounts, people, files, acrossOrgs = 
     for (let n = 1; n <= MOUNT_NAME_TRIES; n++) {
       const name = n === 1 ? named : `${named} (${n})`
       if (await files.takenByOwn(granteeId, name)) continue
-      if (await mounts.add(share.id, granteeId, name) || await mounts.has(share.id, granteeId)) return
+      if (await mounts.add(share.id, granteeId, name)) return await journal.recordMounts([{ userId: granteeId, op: 'share', key: name }])
+      if (await mounts.has(share.id, granteeId)) return
     }
     throw new ConflictError(`${named} and ${MOUNT_NAME_TRIES - 1} more names like it are taken at the top of their files: they cannot receive this share`)
   }
@@ -148,16 +152,24 @@ export function createShares ({ repository, mounts, people, files, acrossOrgs = 
       if (role === undefined && expiresAt === undefined) throw new BadRequestError('give role, expiresAt or both to change')
       const changed = await repository.change(owner.userId, id, { role, expiresAt: expiresAt === null ? null : expiryOf(expiresAt) })
       if (!changed) throw new NotFoundError(`you have no share ${id}`)
+      await journal.recordMounts((await mounts.ofShare(id)).map(({ granteeId, name }) => ({ userId: granteeId, op: 'share', key: name })))
       return await answerOf(changed)
     },
 
     async remove (owner: Owner, id: string): Promise<void> {
-      if (!await repository.remove(owner.userId, id)) throw new NotFoundError(`you have no share ${id}`)
+      const unshared = await repository.remove(owner.userId, id)
+      if (!unshared) throw new NotFoundError(`you have no share ${id}`)
+      journal.announceMounts(unshared)
     },
 
     /** What is shared with the caller, as mounted at the top of their tree. */
     async received (userId: string): Promise<ReceivedAnswer[]> {
       return await Promise.all((await mounts.list(userId, now())).map(receivedOf))
+    },
+
+    /** The caller's role at each of their mounts, by the mount's name. */
+    async roles (userId: string): Promise<Map<string, ShareRole>> {
+      return new Map((await mounts.list(userId, now())).map((received) => [received.name, received.role]))
     },
 
     /** Names the caller's mount of share `id` `name`: 409 when anything at the top of their tree has it. */
@@ -169,7 +181,7 @@ export function createShares ({ repository, mounts, people, files, acrossOrgs = 
 
     /** The caller leaves share `id`: a share with them ends (for the owner too); an organization's is hidden for them only. */
     async leave (userId: string, id: string): Promise<void> {
-      await mounts.leave((await receivedShare(userId, id)).shareId, userId)
+      journal.announceMounts(await mounts.leave((await receivedShare(userId, id)).shareId, userId))
     },
 
     /** Mounts the organization's shares for a person seen for the first time (or in another organization). */
@@ -177,8 +189,15 @@ export function createShares ({ repository, mounts, people, files, acrossOrgs = 
       for (const share of await mounts.unmountedOrgShares(userId, orgId)) await mount(share, userId)
     },
 
+    /** Ends the shares past their expiresAt (they were out of reach since): their grantees' journals say so. Resolves with how many mounts went. */
+    async sweepExpired (): Promise<number> {
+      const unshared = await repository.removeExpired(now())
+      journal.announceMounts(unshared)
+      return unshared.length
+    },
+
     /** A folder of the owner's is being moved from `from` to `to`: its shares, and those under it, go along. */
-    follow: async (owner: Owner, from: string, to: string) => { await repository.follow(owner.userId, from, to) }
+    follow: async (owner: Owner, from: string, to: string) => { journal.announceMounts(await repository.follow(owner.userId, from, to)) }
   }
 }
 

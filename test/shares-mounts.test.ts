@@ -10,6 +10,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCli } from '../cli/index.js'
+import { stowageOf } from '../http/decorators.js'
 
 // What a grantee reaches through a share (DESIGN §13): mounts at the top of their tree, and the
 // JSON and raw file routes through the one resolver, as a table of routes × viewer, editor,
@@ -233,6 +234,33 @@ t.test('a file shared with an editor; the owner\'s quota; the organization, a ne
   t.same((await app.inject({ url: '/api/shared', headers: cai })).json().shares, [], 'expired: gone from what cai received')
 })
 
+t.test('in key order, mounts share the page with the caller\'s own entries: a page holds its size at most, and the pages hold each entry once, in order', async (t) => {
+  const { app, ada, bea, put, share } = await team(t, 'fs')
+  for (const name of ['b-own', 'd-own', 'f-own']) await put(bea, `${name}/x.txt`)
+  await put(bea, 'c-own.txt')
+  for (const name of ['a-shared', 'c-shared', 'e-shared', 'g-shared']) {
+    await put(ada, `${name}/y.txt`)
+    await share(ada, { path: name, with: { userId: 'bea' }, role: 'viewer' })
+  }
+  await put(ada, 'e-file.txt')
+  await share(ada, { path: 'e-file.txt', with: { userId: 'bea' }, role: 'viewer' })
+  const files = stowageOf(app).stowageFiles
+  for (const pageSize of [1, 2, 3, 100]) {
+    const seen: string[] = []
+    let continuationToken: string | undefined
+    let pages = 0
+    do {
+      const page = await files.list('bea', { delimiter: '/', pageSize, continuationToken })
+      const entries = [...page.files.map(({ key }) => key), ...page.folders ?? []]
+      t.ok(entries.length <= pageSize, `page size ${pageSize}: ${entries.length} entries`)
+      seen.push(...entries.sort())
+      continuationToken = page.isTruncated ? page.continuationToken : undefined
+      pages++
+    } while (continuationToken && pages < 20)
+    t.same(seen, ['a-shared/', 'b-own/', 'c-own.txt', 'c-shared/', 'd-own/', 'e-file.txt', 'e-shared/', 'f-own/', 'g-shared/'], `page size ${pageSize}: every entry once, in order`)
+  }
+})
+
 for (const driver of ['fs', 's3'] as const) {
   t.test(`${driver}: WebDAV and the S3 endpoint reach a mount as the file routes do: a viewer reads and is refused every write, an editor writes the owner's files`, async (t) => {
     const { app, ada, bea, cai, put, share, everything, read } = await team(t, driver, { S3_API_PORT: '0', S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') })
@@ -247,6 +275,17 @@ for (const driver of ['fs', 's3'] as const) {
     const listing = await dav(bea, 'PROPFIND', '', { headers: { depth: '1' } })
     t.equal(listing.statusCode, 207)
     t.match(listing.payload, /<D:href>\/dav\/docs\/<\/D:href>/, 'the mount is a collection at the top')
+    t.match(listing.payload, /<D:href>\/dav\/docs\/<\/D:href><D:propstat><D:prop>.*<x:share-role xmlns:x="urn:stowage">viewer<\/x:share-role>/, 'with its share-role (allprop)')
+    const roleAsked = '<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:S="urn:stowage"><D:prop><S:share-role/><D:getetag/></D:prop></D:propfind>'
+    const inside = await dav(cai, 'PROPFIND', 'docs/', { headers: { depth: '1' }, body: roleAsked })
+    t.equal(inside.statusCode, 207)
+    t.equal(inside.payload.match(/<x:share-role xmlns:x="urn:stowage">editor<\/x:share-role>/g)?.length, 2, 'named: the mount and the file under it, with the editor\'s role')
+    const own = await dav(cai, 'PROPFIND', '', { headers: { depth: '0' }, body: roleAsked })
+    t.match(own.payload, /<D:status>HTTP\/1\.1 404 Not Found<\/D:status>/, 'the top of one\'s own tree has none: 404 for it')
+    t.notMatch(own.payload, /editor|viewer/)
+    const settingRole = '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:S="urn:stowage"><D:set><D:prop><S:share-role>editor</S:share-role></D:prop></D:set></D:propertyupdate>'
+    const protectedRole = await dav(cai, 'PROPPATCH', 'docs/plan.md', { body: settingRole })
+    t.match(protectedRole.payload, /403 Forbidden/, 'share-role is live: it cannot be set')
     t.equal((await dav(bea, 'GET', 'docs/plan.md')).payload, 'the plan')
     const before = await everything(ada)
     const proppatch = '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:x"><D:set><D:prop><Z:color>red</Z:color></D:prop></D:set></D:propertyupdate>'
@@ -292,8 +331,12 @@ for (const driver of ['fs', 's3'] as const) {
     const moved = await dav(bea, 'MOVE', 'docs/', { headers: { destination: '/dav/From%20Ada/' } })
     t.ok(moved.statusCode === 201 || moved.statusCode === 204, `MOVE of the mount: ${moved.statusCode} ${moved.payload}`)
     t.equal((await dav(bea, 'GET', 'From Ada/plan.md')).payload, 'the plan', 'renamed')
+    const held = await dav(cai, 'LOCK', 'docs/plan.md', { body: lock })
+    t.equal(held.statusCode, 200, 'an editor locks a file of the mount')
     t.equal((await dav(cai, 'DELETE', 'docs/')).statusCode, 204)
     t.same(await everything(ada), owners, 'the owner\'s files stay')
+    t.equal((await dav(cai, 'MKCOL', 'docs')).statusCode, 201, 'docs is cai\'s own name again')
+    t.equal((await dav(cai, 'PUT', 'docs/plan.md', { body: 'her own' })).statusCode, 201, 'her lock there went with the mount: her own file is not locked by it')
     t.same((await app.inject({ url: '/api/shares', headers: ada })).json().shares.map((s: { with: { userId: string } }) => s.with.userId), ['bea'], 'cai left; bea still has it')
   })
 }

@@ -16,7 +16,7 @@ import { DavError, preconditionFailed } from './errors.js'
 import { ifHolds, parseIf, submittedTokens, type ResourceState } from './if-header.js'
 import { keyOf, lockTokenOf, timeoutOf, type DavLocks, type Resource, type Write } from './locks.js'
 import { destinationOf, hrefOf, hrefOfKey, targetOf, type Target } from './paths.js'
-import { activeLockXml, contentOf, isLive, nameOf, propertiesNamed, propfindRequestOf, propstats, responseXml, type Entry, type PropfindRequest } from './properties.js'
+import { activeLockXml, asksShareRole, contentOf, isLive, nameOf, propertiesNamed, propfindRequestOf, propstats, responseXml, type Entry, type PropfindRequest } from './properties.js'
 import { bodyText, childElements, DAV, davChild, davDocument, davRoot, elementXml, escapeXml, XML_DECLARATION } from './xml.js'
 
 /** What the methods work with: the file API, and WebDAV's own locks and properties. */
@@ -129,17 +129,23 @@ export function davMethods (services: DavServices) {
     const wantsDates = asked.kind !== 'prop' || asked.names.some((name) => name.namespace === DAV && (name.name === 'getlastmodified' || name.name === 'creationdate'))
     const datesOf = async (folders: string[]) => wantsDates ? await files.folderDates(userId, folders) : []
 
-    const self = responseXml(found.entry, asked, (await deadOf([keyOf(found.entry)])).get(keyOf(found.entry)) ?? [], { locks: onEntry(found.entry), quota, now })
+    // share-role: the mount's role on it and below it; at the top, each mount's own.
+    const wantsRole = asksShareRole(asked)
+    const roleHere = wantsRole && target.path !== '' ? (await files.place(ownerOf(request), target.path, 'read')).mount?.role : undefined
+    const rolesAtTop = wantsRole && target.path === '' && depth === '1' ? await shares.roles(userId) : undefined
+    const roleOf = (entry: Entry) => roleHere ?? rolesAtTop?.get(entry.path)
+
+    const self = responseXml(found.entry, asked, (await deadOf([keyOf(found.entry)])).get(keyOf(found.entry)) ?? [], { locks: onEntry(found.entry), quota, shareRole: roleHere, now })
     reply.code(207).header('content-type', MULTISTATUS_TYPE)
     if (depth === '0' || found.kind === 'file') return reply.send(`${XML_DECLARATION}<D:multistatus xmlns:D="DAV:">${self}</D:multistatus>`)
-    return reply.send(Readable.from(folderListing(userId, target.path, asked, self, { deadOf, datesOf, onEntry, quota, now })))
+    return reply.send(Readable.from(folderListing(userId, target.path, asked, self, { deadOf, datesOf, onEntry, roleOf, quota, now })))
   }
 
   /** A folder's multistatus, a page of its entries at a time: memory does not follow its length. */
   async function * folderListing (userId: string, folder: string, asked: PropfindRequest, self: string,
-    { deadOf, datesOf, onEntry, quota, now }: {
+    { deadOf, datesOf, onEntry, roleOf, quota, now }: {
       deadOf: (paths: string[]) => Promise<Map<string, DeadProperty[]>>, datesOf: (folders: string[]) => Promise<Array<Date | undefined>>,
-      onEntry: (entry: Entry) => DavLock[], quota: LiveQuota, now: Date
+      onEntry: (entry: Entry) => DavLock[], roleOf: (entry: Entry) => string | undefined, quota: LiveQuota, now: Date
     }) {
     yield `${XML_DECLARATION}<D:multistatus xmlns:D="DAV:">${self}`
     const prefix = folder === '' ? '' : `${folder}/`
@@ -156,7 +162,7 @@ export function davMethods (services: DavServices) {
       // A hundred entries a chunk: what is held is their answers, whatever the page's length; a
       // chunk each was a write each, which cost more than the answers themselves.
       for (let at = 0; at < entries.length; at += ENTRIES_A_CHUNK) {
-        yield entries.slice(at, at + ENTRIES_A_CHUNK).map((entry) => responseXml(entry, asked, dead.get(keyOf(entry)) ?? [], { locks: onEntry(entry), quota, now })).join('')
+        yield entries.slice(at, at + ENTRIES_A_CHUNK).map((entry) => responseXml(entry, asked, dead.get(keyOf(entry)) ?? [], { locks: onEntry(entry), quota, shareRole: roleOf(entry), now })).join('')
       }
       continuationToken = page.isTruncated ? page.continuationToken : undefined
     } while (continuationToken)

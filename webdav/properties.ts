@@ -26,8 +26,17 @@ export type PropfindRequest =
 export interface LiveContext {
   locks: DavLock[]
   quota?: { usedBytes: number, availableBytes?: number }
+  /** On a mount and below it: the caller's role there (DESIGN §13). */
+  shareRole?: string
   now: Date
 }
+
+// Stowage's own live property: a mount's and what lies under it, the caller's role there.
+export const STOWAGE = 'urn:stowage'
+const SHARE_ROLE = { namespace: STOWAGE, name: 'share-role' }
+const isShareRole = ({ namespace, name }: PropertyName) => namespace === STOWAGE && name === 'share-role'
+/** Whether a PROPFIND shows share-role: allprop and propname do, and a prop naming it. */
+export const asksShareRole = (request: PropfindRequest) => request.kind !== 'prop' || request.names.some(isShareRole)
 
 // RFC 4331's properties are given only when named, as it says.
 const NAMED_ONLY = new Set(['quota-available-bytes', 'quota-used-bytes'])
@@ -79,7 +88,7 @@ function liveValue (live: string[], name: string): string | undefined {
 }
 
 /** Whether a property of DAV: is one this server keeps itself (and so cannot be set). */
-export const isLive = ({ namespace, name }: PropertyName) => namespace === DAV && ['creationdate', 'displayname', 'getcontentlength', 'getcontenttype', 'getetag', 'getlastmodified', 'resourcetype', 'supportedlock', 'lockdiscovery', 'quota-available-bytes', 'quota-used-bytes'].includes(name)
+export const isLive = ({ namespace, name }: PropertyName) => isShareRole({ namespace, name }) || namespace === DAV && ['creationdate', 'displayname', 'getcontentlength', 'getcontenttype', 'getetag', 'getlastmodified', 'resourcetype', 'supportedlock', 'lockdiscovery', 'quota-available-bytes', 'quota-used-bytes'].includes(name)
 
 const STATUS_TEXT: Record<number, string> = { 200: 'OK', 403: 'Forbidden', 404: 'Not Found', 424: 'Failed Dependency', 507: 'Insufficient Storage' }
 export const statusLine = (status: number) => `HTTP/1.1 ${status} ${STATUS_TEXT[status]}`
@@ -100,16 +109,20 @@ export function responseXml (entry: Entry, request: PropfindRequest, dead: DeadP
   const missing: string[] = []
   if (request.kind === 'propname') {
     for (let at = 0; at < live.length; at += 2) if (!NAMED_ONLY.has(live[at])) found.push(`<D:${live[at]}/>`)
+    if (context.shareRole) found.push(elementXml(SHARE_ROLE))
     for (const property of dead) found.push(elementXml(property))
   } else {
     const named = request.kind === 'prop' ? request.names : request.include
     if (request.kind === 'allprop') {
       for (let at = 0; at < live.length; at += 2) if (!NAMED_ONLY.has(live[at])) found.push(elementXml({ namespace: DAV, name: live[at] }, live[at + 1]))
+      if (context.shareRole) found.push(elementXml(SHARE_ROLE, context.shareRole))
       for (const property of dead) found.push(elementXml(property, property.value))
     }
     for (const wanted of named) {
       if (request.kind === 'allprop' && !(wanted.namespace === DAV && NAMED_ONLY.has(wanted.name))) continue
-      const value = wanted.namespace === DAV ? liveValue(live, wanted.name) : wanted.namespace === OWNCLOUD && wanted.name === 'checksums' ? checksumsOf(entry) : undefined
+      const value = wanted.namespace === DAV
+        ? liveValue(live, wanted.name)
+        : wanted.namespace === OWNCLOUD && wanted.name === 'checksums' ? checksumsOf(entry) : isShareRole(wanted) ? context.shareRole : undefined
       const property = value === undefined ? dead.find((one) => one.namespace === wanted.namespace && one.name === wanted.name) : undefined
       if (value !== undefined) found.push(elementXml(wanted, value))
       else if (property) found.push(elementXml(property, property.value))

@@ -35,7 +35,7 @@ export interface DelivererOptions {
   onOutcome?: (outcome: DeliveryOutcome, seconds: number) => void
 }
 
-const EVENT_TYPES: Record<string, string> = { put: 'file.put', delete: 'file.delete', move: 'file.move', folder: 'folder.create', 'folder-delete': 'folder.delete' }
+const EVENT_TYPES: Record<string, string> = { put: 'file.put', delete: 'file.delete', move: 'file.move', folder: 'folder.create', 'folder-delete': 'folder.delete', share: 'share.mount', unshare: 'share.unmount' }
 
 /** The event type a delivery's POST says (`type`) of a journal op. */
 export const eventTypeOf = (op: string) => EVENT_TYPES[op] ?? `file.${op}`

@@ -1020,8 +1020,8 @@ export interface components {
             continuationToken?: string;
         };
         StowageChange: {
-            /** @description put: made or replaced (restores included); move: one per file, with `from` */
-            op: "put" | "delete" | "move" | "folder" | "folder-delete";
+            /** @description put: made or replaced (restores included); move: one per file, with `from`; share: a share received, renamed or changed, mounted at `key`; unshare: the mount at `key` is gone */
+            op: "put" | "delete" | "move" | "folder" | "folder-delete" | "share" | "unshare";
             /** @description The path (a folder's ends in "/") */
             key: string;
             /** @description A move's source */
