@@ -549,6 +549,18 @@ migrations['2026-12-08-mounts'] = {
   }
 }
 
+migrations['2026-12-09-multipart-into-mounts'] = {
+  async up (db: Kysely<any>) {
+    // The key an S3 multipart upload publishes at, chosen when it began: into a mount, the owner's
+    // (DESIGN §13). Its parts count in that key's owner's quota, and a part or the completion after
+    // the share ended is refused. Null: an upload begun before, at its user's own path.
+    await db.schema.alterTable('s3_multipart_uploads').addColumn('into_key', 'text').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.alterTable('s3_multipart_uploads').dropColumn('into_key').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

@@ -105,6 +105,17 @@ export function createMountRepository (db: Kysely<Database>) {
       return (await received(granteeId, now).where('m.name', 'is not', null).orderBy('m.name').execute()).map((row) => mountOf(row as MountRow))
     },
 
+    /** The caller's mounts as a listing shows them (no dates: a listing of the top of a tree reads them all), by name. */
+    async listed (granteeId: string, now = new Date()): Promise<Array<Pick<Mount, 'shareId' | 'name' | 'ownerId' | 'path' | 'role'>>> {
+      const rows = await db.selectFrom('mounts as m').innerJoin('shares as s', 's.id', 'm.share_id')
+        .select(['m.name', 's.id', 's.owner_id', 's.path', 's.role'])
+        .where('m.grantee_id', '=', granteeId)
+        .where('m.name', 'is not', null)
+        .where(sql<boolean>`(s.expires_at is null or s.expires_at > ${now.toISOString()})`)
+        .orderBy('m.name').execute()
+      return rows.map((row) => ({ shareId: row.id, name: row.name!, ownerId: row.owner_id, path: row.path, role: row.role }))
+    },
+
     /** The mounts of share `shareId` that are shown, whoever's. */
     async ofShare (shareId: string): Promise<Array<{ granteeId: string, name: string }>> {
       const rows = await db.selectFrom('mounts').select(['grantee_id', 'name']).where('share_id', '=', shareId).where('name', 'is not', null).execute()

@@ -13,6 +13,9 @@ export interface MultipartUpload {
   metadata?: string
   /** The store's own multipart upload at the file's key, which its parts go to (stores that make them). */
   storeUploadId?: string
+  /** The file's key, chosen when it began (a mount's owner's, for an upload into a mount); absent
+   *  for uploads begun before it was kept: the user's own. */
+  intoKey?: string
 }
 
 export interface Part {
@@ -31,13 +34,14 @@ export function createMultipartRepository (db: Kysely<Database>) {
   const uploadOf = (row: Selectable<S3MultipartUploadsTable>): MultipartUpload => ({
     id: row.id, userId: row.user_id, orgId: row.org_id, path: row.path, contentType: row.content_type, createdAt: new Date(row.created_at),
     ...row.metadata === null ? {} : { metadata: row.metadata },
-    ...row.store_upload_id === null ? {} : { storeUploadId: row.store_upload_id }
+    ...row.store_upload_id === null ? {} : { storeUploadId: row.store_upload_id },
+    ...row.into_key === null ? {} : { intoKey: row.into_key }
   })
   return {
     async add (upload: MultipartUpload): Promise<void> {
       await db.insertInto('s3_multipart_uploads').values({
         id: upload.id, user_id: upload.userId, org_id: upload.orgId, path: upload.path, content_type: upload.contentType, created_at: upload.createdAt.toISOString(),
-        metadata: upload.metadata ?? null, store_upload_id: upload.storeUploadId ?? null
+        metadata: upload.metadata ?? null, store_upload_id: upload.storeUploadId ?? null, into_key: upload.intoKey ?? null
       }).execute()
     },
 

@@ -36,6 +36,14 @@ export function createPeopleRepository (db: Kysely<Database>) {
       return row && personOf(row)
     },
 
+    /** The people of `userIds` who are known, by id: one query for a list of them. */
+    async findAll (userIds: string[]): Promise<Map<string, Person>> {
+      const wanted = [...new Set(userIds)]
+      if (wanted.length === 0) return new Map()
+      const rows = await db.selectFrom('people').select(['user_id', 'org_id', 'email', 'name']).where('user_id', 'in', wanted).execute()
+      return new Map(rows.map((row) => [row.user_id, personOf(row)]))
+    },
+
     /**
      * The person's row as `profile` says, written only when it differs: an email or a name the
      * profile does not give (an API key's caller) is kept as it was. Answers the row as it is now.

@@ -158,6 +158,7 @@ export interface S3MultipartUploadsTable {
   created_at: Timestamp
   metadata: string | null
   store_upload_id: string | null
+  into_key: string | null
 }
 
 export interface S3MultipartPartsTable {

@@ -21,10 +21,11 @@ import type { ImageCache } from '../storage/image-cache.js'
 import type { Images } from '../storage/images.js'
 
 /** For routes authenticated by what they carry (a refresh token, a code): `admit` refuses an address
- *  that keeps failing, `count` counts each 401 against it, as the chain does. */
+ *  that keeps failing, `count` (an onSend hook) counts each 401 against it before it is sent, so
+ *  that the client's next request finds it counted, as the chain does. */
 export interface FailureLimitHooks {
   admit (request: FastifyRequest): Promise<void>
-  count (request: FastifyRequest, reply: FastifyReply): Promise<void>
+  count <T>(request: FastifyRequest, reply: FastifyReply, payload: T): Promise<T>
   /** The same limit for a front end that answers in its own protocol (S3). */
   address: AddressFailureLimit
 }

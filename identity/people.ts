@@ -13,6 +13,7 @@ export function createPeople (repository: PeopleRepository) {
   const listeners: Array<(userId: string, orgId: string | null) => Promise<void>> = []
   return {
     find: repository.find,
+    findAll: repository.findAll,
     findByEmail: repository.findByEmail,
     search: repository.search,
     members: repository.members,

@@ -238,7 +238,10 @@ export const authPlugin = fp<AuthPluginOptions>(async (app, options) => {
   decorateStowage(app, 'stowageAuthenticate', authenticate)
   decorateStowage(app, 'stowageLimitFailures', {
     admit: (request: FastifyRequest) => admitCostlyCheck(request)(),
-    count: async (request: FastifyRequest, reply: FastifyReply) => { if (reply.statusCode === 401) await countFailure(request).catch(() => {}) },
+    count: async <T>(request: FastifyRequest, reply: FastifyReply, payload: T) => {
+      if (reply.statusCode === 401) await countFailure(request).catch(() => {})
+      return payload
+    },
     address: {
       known: (address: string) => addressFailures.known(address),
       wait: (address: string) => addressFailures.check(address),

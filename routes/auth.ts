@@ -12,7 +12,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { signIn } = stowageIdentity
   app.removeContentTypeParser(['text/plain'])
   // Authenticated by what they carry: an address that keeps failing is throttled, as the chain does.
-  const carriesItsCredential = { onRequest: stowageLimitFailures.admit, onResponse: stowageLimitFailures.count }
+  const carriesItsCredential = { onRequest: stowageLimitFailures.admit, onSend: stowageLimitFailures.count }
   // Each calls the identity provider with the service's client credentials, for anyone who asks.
   const callsTheProvider = { preHandler: providerCalls.admit }
 

@@ -53,7 +53,7 @@ export interface FileServiceOptions {
   quotas: Quotas
   /** What was shared with each person, mounted at the top of their tree (DESIGN §13): a path
    *  under a mount is the owner's file, reached with the mount's role. Without it, no mounts. */
-  mounts?: Pick<MountRepository, 'find' | 'list' | 'rename' | 'leave'>
+  mounts?: Pick<MountRepository, 'find' | 'list' | 'listed' | 'rename' | 'leave'>
 }
 
 /** Where a caller's path leads: the key, whose files it is among, and the mount it passes, if any. */
@@ -143,7 +143,7 @@ const listedUnder = (base: string, shown = '', shared?: SharedMark) => (object: 
   key: shown + object.key.slice(base.length), size: object.size, lastModified: object.lastModified.toISOString(), etag: object.etag, ...(shared ? { shared } : {})
 })
 
-const sharedMark = (mount: Mount): SharedMark => ({ id: mount.shareId, role: mount.role, owner: mount.ownerId })
+const sharedMark = (mount: Pick<Mount, 'shareId' | 'role' | 'ownerId'>): SharedMark => ({ id: mount.shareId, role: mount.role, owner: mount.ownerId })
 
 const described = (path: string, meta: ObjectMeta) => ({
   key: path, size: meta.size, contentType: meta.contentType, lastModified: meta.lastModified.toISOString(), etag: meta.etag
@@ -334,12 +334,19 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     return await reads.head(key) !== undefined || (await reads.list(`${key}/`, { limit: 1 })).objects.length > 0
   }
 
-  /** An upload in pieces counts its declared length as the caller's until it is published: into a
-   *  mount it would be published as the owner's, so it is refused there (a PUT is not). */
-  async function ownKeyForUpload (userId: string, path: string): Promise<string> {
-    const place = await placeOf(reader(userId), path, 'write')
-    if (place.mount) throw new ForbiddenError(`${place.mount.name} is shared with you: upload into it in one request (PUT), not in pieces`)
-    return place.key
+  /** Room for `bytes` of an upload in pieces at `place`, in its owner's quota (a 507 says whose). */
+  const claimUploadRoom = (place: Place, bytes: number) => inOwnersRoom(place, () => roomFor(place.owner, bytes, () => quotas.claimUpload(place.owner, bytes)))
+
+  /** Where a resumable upload goes, as begun: its key and whose room holds it (undefined: an upload begun before they were kept, the caller's own). */
+  const intoOf = (state: StagedState) => state.into as { key: string, account: string } | undefined
+
+  /** The key a resumable upload writes: the one it began at, while the caller's path still leads there (404 once a share it went into has ended). */
+  async function stagedKey (userId: string, path: string, state: StagedState): Promise<{ into?: { key: string, account: string }, key: string }> {
+    const into = intoOf(state)
+    if (!into) return { key: keyOf(userId, path) }
+    const { key } = await placeOf(reader(userId), path, 'write')
+    if (key !== into.key) throw new NotFoundError(`${path} no longer leads where this upload was going (the share it went into has ended): upload it again`)
+    return { into, key }
   }
 
   /** An editor's write that finds no room says whose storage is full: the owner's. */
@@ -399,7 +406,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
    */
   async function withMounts (userId: string, prefix: string, page: FilePage, limit: number, at: { after?: string } | { firstPage: boolean, descending: boolean }): Promise<FilePage> {
     if ('firstPage' in at && !at.firstPage) return page
-    const received = (await mounts!.list(userId)).filter((mount) => mount.name.startsWith(prefix))
+    const received = (await mounts!.listed(userId)).filter((mount) => mount.name.startsWith(prefix))
     if (received.length === 0) return page
     const startAfter = 'after' in at && at.after !== undefined ? decodeContinuationToken(at.after) : undefined
     const end = 'after' in at && page.isTruncated && page.continuationToken !== undefined ? decodeContinuationToken(page.continuationToken) : undefined
@@ -732,37 +739,72 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     /** A URL straight to the store for one of the user's files (S3 presigned); undefined when the store cannot. */
     presign: store.presign && (async (userId: string, path: string, link: PresignRequest) => store.presign!((await placeOf(reader(userId), path, 'read')).key, link)),
 
+    /**
+     * Where an upload in pieces of the caller's (S3 multipart) goes: the key it publishes at and
+     * whose room holds its parts (a mount's owner's, for an editor's upload into it; 403 for a
+     * viewer's). With `begun`, the key it began at: 404 once the caller's path leads elsewhere
+     * (the share it went into has ended).
+     */
+    async uploadTarget (caller: Owner, path: string, begun?: string): Promise<{ key: string, account: Owner, claim: (bytes: number) => Promise<void> }> {
+      const place = await placeOf(caller, path, 'write')
+      if (begun !== undefined && place.key !== begun) throw new NotFoundError(`${path} no longer leads where this upload was going (the share it went into has ended): upload it again`)
+      return { key: place.key, account: place.owner, claim: (bytes) => claimUploadRoom(place, bytes) }
+    },
+
+    /** The user a key of the users' files is counted for (see uploadTarget). */
+    userOfKey: (key: string) => pathOf(key)?.userId,
+
+    /** The key of a user's own file at `path` (an upload begun before its key was kept goes there). */
+    ownKey: keyOf,
+
     /** S3 multipart uploads made by the store itself at the file's key (stores with nativeParts):
      *  their parts go straight to it, and completing one publishes it as a write is. */
     nativeUploads: store.nativeParts && {
-      begin: async (userId: string, path: string, contentType: string) => store.nativeParts!.begin(await ownKeyForUpload(userId, path), contentType),
-      upload: (userId: string, path: string, uploadId: string, partNumber: number, body: Bytes, length: number) =>
-        store.nativeParts!.upload(keyOf(userId, path), uploadId, partNumber, body, length),
-      /** Publishes the parts chosen; what the upload held (`uploadBytes`, every part sent) stops counting then. */
-      async complete (owner: Owner, path: string, uploadId: string, parts: Array<{ partNumber: number, etag: string, size: number }>, { contentType, preconditions, metadata, uploadBytes }: { contentType: string, preconditions: Preconditions, metadata: Metadata, uploadBytes: number }) {
-        const key = keyOf(owner.userId, path)
+      begin: (key: string, contentType: string) => store.nativeParts!.begin(key, contentType),
+      upload: (key: string, uploadId: string, partNumber: number, body: Bytes, length: number) =>
+        store.nativeParts!.upload(key, uploadId, partNumber, body, length),
+      /** Publishes the parts chosen at `key` (shown to the caller as `path`); what the upload held (`uploadBytes`, every part sent) stops counting then. */
+      async complete (key: string, path: string, uploadId: string, parts: Array<{ partNumber: number, etag: string, size: number }>, { contentType, preconditions, metadata, uploadBytes }: { contentType: string, preconditions: Preconditions, metadata: Metadata, uploadBytes: number }) {
         await refuseOverFolder(key, path)
         const size = parts.reduce((total, part) => total + part.size, 0)
         const stored = await publisher.publishStaged(key, store.nativeParts!.completion(key, uploadId, parts, size, contentType), { preconditions, metadata, also: { uploadBytes: -uploadBytes } })
         return described(path, stored)
       },
-      abort: (userId: string, path: string, uploadId: string) => store.nativeParts!.abort(keyOf(userId, path), uploadId)
+      abort: (key: string, uploadId: string) => store.nativeParts!.abort(key, uploadId)
     },
 
-    /** A user's file written in pieces (resumable uploads); undefined when the store cannot. */
+    /**
+     * A caller's file written in pieces (resumable uploads); undefined when the store cannot. Into
+     * a mount, an editor's upload is the owner's: their quota holds its length, and its key is kept
+     * in its state (`into`), so that a piece or the completion after the share ended is refused.
+     */
     staged: publisher.staged && {
-      /** A resumable upload's declared length, held until it is published or dropped (507 when there is no room). */
-      claim: (owner: Owner, bytes: number) => roomFor(owner, bytes, () => quotas.claimUpload(owner, bytes)),
-      begin: async (id: string, userId: string, path: string, contentType: string) => publisher.staged!.begin(id, await ownKeyForUpload(userId, path), contentType),
-      append: (id: string, userId: string, path: string, state: StagedState, body: Bytes, position: StagedPosition) =>
-        publisher.staged!.append(id, keyOf(userId, path), state, body, position),
+      /** A resumable upload's declared length, held until it is published or dropped (507 when there
+       *  is no room; 403 for a viewer): resolves with whose room holds it. */
+      async claim (caller: Owner, path: string, bytes: number): Promise<Owner> {
+        const place = await placeOf(caller, path, 'write')
+        await claimUploadRoom(place, bytes)
+        return place.owner
+      },
+      async begin (id: string, caller: Owner, path: string, contentType: string): Promise<StagedState> {
+        const { key, owner } = await placeOf(caller, path, 'write')
+        return { ...await publisher.staged!.begin(id, key, contentType), into: { key, account: owner.userId } }
+      },
+      async append (id: string, userId: string, path: string, state: StagedState, body: Bytes, position: StagedPosition) {
+        const { into, key } = await stagedKey(userId, path, state)
+        const appended = await publisher.staged!.append(id, key, state, body, position)
+        return { ...appended, state: { ...appended.state, ...(into ? { into } : {}) } }
+      },
       /** Publishes the upload; its declared length stops counting as an upload and counts as the file. */
       async complete (id: string, userId: string, path: string, state: StagedState, { contentType, preconditions, length }: { contentType: string, preconditions: Preconditions, length: number }) {
-        await refuseOverFolder(keyOf(userId, path), path)
-        const stored = await publisher.staged!.complete(id, keyOf(userId, path), state, { contentType, preconditions, also: { uploadBytes: -length } })
+        const { key } = await stagedKey(userId, path, state)
+        await refuseOverFolder(key, path)
+        const stored = await publisher.staged!.complete(id, key, state, { contentType, preconditions, also: { uploadBytes: -length } })
         return described(path, stored)
       },
-      discard: (id: string, userId: string, path: string, state: StagedState) => publisher.staged!.discard(id, keyOf(userId, path), state)
+      discard: (id: string, userId: string, path: string, state: StagedState) => publisher.staged!.discard(id, intoOf(state)?.key ?? keyOf(userId, path), state),
+      /** Whose quota holds the upload's length: the owner's, for one into a mount. */
+      accountOf: (userId: string, state: StagedState) => intoOf(state)?.account ?? userId
     }
   }
 }

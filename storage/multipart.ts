@@ -46,6 +46,13 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
   const native = files.nativeUploads
   const partKey = (upload: MultipartUpload, partNumber: number) => `${MULTIPART_PREFIX}${upload.userId}/${upload.id}/${partNumber}-${randomBytes(4).toString('hex')}`
 
+  /** The key the upload publishes at. */
+  const keyOfUpload = (upload: MultipartUpload) => upload.intoKey ?? files.ownKey(upload.userId, upload.path)
+  /** Whose room its parts hold: the key's owner (a mount's owner, for an upload into a mount). */
+  const accountOf = (upload: MultipartUpload) => files.userOfKey(keyOfUpload(upload)) ?? upload.userId
+  /** Where the upload still goes for its caller: 404 once the share it went into has ended. */
+  const targetOf = (caller: Owner, upload: MultipartUpload) => files.uploadTarget(caller, upload.path, keyOfUpload(upload))
+
   async function owned (userId: string, id: string): Promise<MultipartUpload> {
     const upload = await repository.find(userId, id)
     if (!upload) throw new MultipartError('no-upload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.')
@@ -56,7 +63,7 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
   async function discard (upload: MultipartUpload, parts: Part[]) {
     await Promise.all(parts.filter((part) => part.objectKey !== '').map((part) => store.delete(part.objectKey)))
     const bytes = parts.reduce((total, part) => total + part.size, 0)
-    if (bytes > 0) await quotas.change(upload.userId, { uploadBytes: -bytes })
+    if (bytes > 0) await quotas.change(accountOf(upload), { uploadBytes: -bytes })
   }
 
   /** Removes an unfinished upload, once, whoever else tries: its parts, the store's upload, their
@@ -64,14 +71,14 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
   async function end (upload: MultipartUpload): Promise<boolean> {
     const parts = await repository.remove(upload.id)
     if (!parts) return false
-    if (upload.storeUploadId) await native!.abort(upload.userId, upload.path, upload.storeUploadId)
+    if (upload.storeUploadId) await native!.abort(keyOfUpload(upload), upload.storeUploadId)
     await discard(upload, parts)
     return true
   }
 
   /** Sends the part where it is kept; resolves with where and its ETag. */
   async function sendPart (upload: MultipartUpload, partNumber: number, body: Bytes, length: number): Promise<{ objectKey: string, etag: string }> {
-    if (upload.storeUploadId) return { objectKey: '', etag: await native!.upload(upload.userId, upload.path, upload.storeUploadId, partNumber, body, length) }
+    if (upload.storeUploadId) return { objectKey: '', etag: await native!.upload(keyOfUpload(upload), upload.storeUploadId, partNumber, body, length) }
     const key = partKey(upload, partNumber)
     const counted = measured(body)
     try {
@@ -88,10 +95,11 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
 
   return {
     async create (owner: Owner, path: string, contentType: string, metadata?: string): Promise<MultipartUpload> {
-      // The file API's rules, before any part is sent.
+      // The file API's rules, before any part is sent (a viewer's upload into a mount is 403).
       await files.checkWritable(owner.userId, path, {})
-      const storeUploadId = native && await native.begin(owner.userId, path, contentType)
-      const upload = { id: randomBytes(24).toString('base64url'), userId: owner.userId, orgId: owner.orgId ?? null, path, contentType, createdAt: new Date(), metadata, ...storeUploadId ? { storeUploadId } : {} }
+      const { key } = await files.uploadTarget(owner, path)
+      const storeUploadId = native && await native.begin(key, contentType)
+      const upload = { id: randomBytes(24).toString('base64url'), userId: owner.userId, orgId: owner.orgId ?? null, path, contentType, createdAt: new Date(), metadata, intoKey: key, ...storeUploadId ? { storeUploadId } : {} }
       await repository.add(upload)
       return upload
     },
@@ -102,12 +110,13 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
     async uploadPart (owner: Owner, id: string, partNumber: number, body: Bytes, length: number) {
       const upload = await owned(owner.userId, id)
       if (length > maxUploadBytes) throw new PayloadTooLargeError(`a part is at most MAX_UPLOAD_BYTES, ${maxUploadBytes} bytes`)
-      await quotas.claimUpload(owner, length)
+      const { account, claim } = await targetOf(owner, upload)
+      await claim(length)
       let sent: { objectKey: string, etag: string }
       try {
         sent = await sendPart(upload, partNumber, body, length)
       } catch (error) {
-        await quotas.change(owner.userId, { uploadBytes: -length })
+        await quotas.change(account.userId, { uploadBytes: -length })
         throw error
       }
       const part = { partNumber, size: length, ...sent, uploadedAt: new Date() }
@@ -135,6 +144,7 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
      */
     async complete (owner: Owner, id: string, chosen: Array<{ partNumber: number, etag: string }>, preconditions: Preconditions) {
       const upload = await owned(owner.userId, id)
+      const { key } = await targetOf(owner, upload)
       const stored = new Map((await repository.parts(id)).map((part) => [part.partNumber, part]))
       const parts = chosen.map(({ partNumber, etag }, at) => {
         if (at > 0 && partNumber <= chosen[at - 1].partNumber) throw new MultipartError('part-order', 'The list of parts was not in ascending order. The parts list must be specified in order by part number.')
@@ -150,7 +160,7 @@ export function createMultipart ({ store, files, quotas, repository, maxUploadBy
       if (upload.storeUploadId) {
         // Parts not chosen go with the store's upload; every part's room stops counting as an upload.
         const uploadBytes = [...stored.values()].reduce((total, part) => total + part.size, 0)
-        const written = await native!.complete(owner, upload.path, upload.storeUploadId, parts, { contentType: upload.contentType, preconditions, metadata, uploadBytes })
+        const written = await native!.complete(key, upload.path, upload.storeUploadId, parts, { contentType: upload.contentType, preconditions, metadata, uploadBytes })
         await repository.remove(id)
         return { ...written, upload }
       }

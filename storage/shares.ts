@@ -49,19 +49,21 @@ export interface SharesOptions {
 
 /** Shares between people, as their owners make, see, change and end them (DESIGN §13). */
 export function createShares ({ repository, mounts, people, files, journal, acrossOrgs = false, now = () => new Date() }: SharesOptions) {
-  const withOf = async (grantee: string): Promise<ShareAnswer['with']> => {
-    if (grantee === WHOLE_ORG) return { org: true }
-    const { email, name } = await people.find(grantee) ?? {}
-    return { userId: grantee, ...(email ? { email } : {}), ...(name ? { name } : {}) }
+  const named = (userId: string, person: Person | undefined) =>
+    ({ userId, ...(person?.email ? { email: person.email } : {}), ...(person?.name ? { name: person.name } : {}) })
+  /** Shares as their owner is answered: the people they are with named, in one query for all. */
+  const answersOf = async (shares: Share[]): Promise<ShareAnswer[]> => {
+    const known = await people.findAll(shares.map((share) => share.grantee).filter((grantee) => grantee !== WHOLE_ORG))
+    return shares.map((share) => ({
+      id: share.id,
+      path: share.path,
+      with: share.grantee === WHOLE_ORG ? { org: true } : named(share.grantee, known.get(share.grantee)),
+      role: share.role,
+      createdAt: share.createdAt.toISOString(),
+      ...(share.expiresAt ? { expiresAt: share.expiresAt.toISOString() } : {})
+    }))
   }
-  const answerOf = async (share: Share): Promise<ShareAnswer> => ({
-    id: share.id,
-    path: share.path,
-    with: await withOf(share.grantee),
-    role: share.role,
-    createdAt: share.createdAt.toISOString(),
-    ...(share.expiresAt ? { expiresAt: share.expiresAt.toISOString() } : {})
-  })
+  const answerOf = async (share: Share): Promise<ShareAnswer> => (await answersOf([share]))[0]
   const expiryOf = (expiresAt: string | undefined) => {
     if (expiresAt === undefined) return undefined
     const date = new Date(expiresAt)
@@ -104,18 +106,20 @@ export function createShares ({ repository, mounts, people, files, journal, acro
     throw new ConflictError(`${named} and ${MOUNT_NAME_TRIES - 1} more names like it are taken at the top of their files: they cannot receive this share`)
   }
 
-  const receivedOf = async (received: Mount): Promise<ReceivedAnswer> => {
-    const { email, name } = await people.find(received.ownerId) ?? {}
-    return {
+  /** Mounts as their grantee is answered: their owners named, in one query for all. */
+  const receivedAnswersOf = async (mounted: Mount[]): Promise<ReceivedAnswer[]> => {
+    const owners = await people.findAll(mounted.map((received) => received.ownerId))
+    return mounted.map((received) => ({
       id: received.shareId,
       name: received.name,
-      owner: { userId: received.ownerId, ...(email ? { email } : {}), ...(name ? { name } : {}) },
+      owner: named(received.ownerId, owners.get(received.ownerId)),
       role: received.role,
       kind: received.path.endsWith('/') ? 'folder' : 'file',
       createdAt: received.createdAt.toISOString(),
       ...(received.expiresAt ? { expiresAt: received.expiresAt.toISOString() } : {})
-    }
+    }))
   }
+  const receivedOf = async (received: Mount): Promise<ReceivedAnswer> => (await receivedAnswersOf([received]))[0]
 
   /** The caller's mount of the share `id`: 404 when they have none. */
   async function receivedShare (userId: string, id: string): Promise<Mount> {
@@ -145,7 +149,7 @@ export function createShares ({ repository, mounts, people, files, journal, acro
     },
 
     async list (owner: Owner, prefix = ''): Promise<ShareAnswer[]> {
-      return await Promise.all((await repository.list(owner.userId, prefix)).map(answerOf))
+      return await answersOf(await repository.list(owner.userId, prefix))
     },
 
     async change (owner: Owner, id: string, { role, expiresAt }: { role?: ShareRole, expiresAt?: string | null }): Promise<ShareAnswer> {
@@ -164,7 +168,7 @@ export function createShares ({ repository, mounts, people, files, journal, acro
 
     /** What is shared with the caller, as mounted at the top of their tree. */
     async received (userId: string): Promise<ReceivedAnswer[]> {
-      return await Promise.all((await mounts.list(userId, now())).map(receivedOf))
+      return await receivedAnswersOf(await mounts.list(userId, now()))
     },
 
     /** The caller's role at each of their mounts, by the mount's name. */

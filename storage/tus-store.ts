@@ -64,16 +64,17 @@ export class StagedUploadStore extends DataStore {
     if (!destination || upload.size === undefined) throw ERRORS.INVALID_LENGTH
     const { userId, orgId, path, contentType, preconditions } = destination
     const createdAt = new Date()
-    // Its declared length counts against the quota until it is published or dropped: 507 before a byte.
-    await this.files.claim({ userId, orgId }, upload.size)
+    // Its declared length counts against the quota until it is published or dropped: 507 before a
+    // byte. Into a mount, against its owner's.
+    const account = await this.files.claim({ userId, orgId }, path, upload.size)
     try {
-      const state = await this.files.begin(upload.id, userId, path, contentType)
+      const state = await this.files.begin(upload.id, { userId, orgId }, path, contentType)
       await this.uploads.create({
         id: upload.id, userId, path, contentType, size: upload.size, metadata: upload.metadata ?? {}, preconditions, state,
         createdAt, expiresAt: new Date(createdAt.getTime() + this.expiryMs)
       })
     } catch (error) {
-      await this.quotas.change(userId, { uploadBytes: -upload.size })
+      await this.quotas.change(account.userId, { uploadBytes: -upload.size })
       throw error
     }
     upload.creation_date = createdAt.toISOString()
@@ -125,7 +126,7 @@ export class StagedUploadStore extends DataStore {
 
   /** Removes the record; an unfinished upload's declared length stops counting, once. */
   private async forget (record: UploadRecord) {
-    if (await this.uploads.remove(record.id) && record.etag === null) await this.quotas.change(record.userId, { uploadBytes: -record.size })
+    if (await this.uploads.remove(record.id) && record.etag === null) await this.quotas.change(this.files.accountOf(record.userId, record.state), { uploadBytes: -record.size })
   }
 
   getExpiration (): number {
