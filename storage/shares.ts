@@ -49,7 +49,7 @@ export interface SharesOptions {
 
 /** Shares between people, as their owners make, see, change and end them (DESIGN §13). */
 export function createShares ({ repository, mounts, people, files, journal, acrossOrgs = false, now = () => new Date() }: SharesOptions) {
-  const named = (userId: string, person: Person | undefined) =>
+  const personAnswer = (userId: string, person: Person | undefined) =>
     ({ userId, ...(person?.email ? { email: person.email } : {}), ...(person?.name ? { name: person.name } : {}) })
   /** Shares as their owner is answered: the people they are with named, in one query for all. */
   const answersOf = async (shares: Share[]): Promise<ShareAnswer[]> => {
@@ -57,7 +57,7 @@ export function createShares ({ repository, mounts, people, files, journal, acro
     return shares.map((share) => ({
       id: share.id,
       path: share.path,
-      with: share.grantee === WHOLE_ORG ? { org: true } : named(share.grantee, known.get(share.grantee)),
+      with: share.grantee === WHOLE_ORG ? { org: true } : personAnswer(share.grantee, known.get(share.grantee)),
       role: share.role,
       createdAt: share.createdAt.toISOString(),
       ...(share.expiresAt ? { expiresAt: share.expiresAt.toISOString() } : {})
@@ -112,7 +112,7 @@ export function createShares ({ repository, mounts, people, files, journal, acro
     return mounted.map((received) => ({
       id: received.shareId,
       name: received.name,
-      owner: named(received.ownerId, owners.get(received.ownerId)),
+      owner: personAnswer(received.ownerId, owners.get(received.ownerId)),
       role: received.role,
       kind: received.path.endsWith('/') ? 'folder' : 'file',
       createdAt: received.createdAt.toISOString(),
