@@ -45,6 +45,9 @@ const mountOf = (row: MountRow): Mount => ({
 
 const COLUMNS = ['m.name', 's.id', 's.owner_id', 's.owner_org_id', 's.path', 's.role', 's.created_at', 'm.created_at as mounted_at', 's.expires_at'] as const
 
+/** The share (`s`) has not expired at `now`. */
+const lasting = (now: Date) => sql<boolean>`(s.expires_at is null or s.expires_at > ${now.toISOString()})`
+
 /** A change of the owner's files, as a grantee's journal shows it. */
 export interface ChangeSeen { op: string, key: string, from?: string, size?: number, etag?: string, contentType?: string }
 
@@ -58,13 +61,15 @@ export function seenThrough<T extends ChangeSeen> (change: T, { name, path }: { 
   const folder = path.endsWith('/')
   const inside = (key: string | undefined): key is string => key !== undefined && (folder ? key.startsWith(path) : key === path)
   const mapped = (key: string) => folder ? `${name}/${key.slice(path.length)}` : name
-  const { from, size, etag, contentType, ...rest } = change
+  const { from, ...written } = change
   if (inside(change.key)) {
-    const written = { ...rest, key: mapped(change.key), ...(size === undefined ? {} : { size }), ...(etag === undefined ? {} : { etag }), ...(contentType === undefined ? {} : { contentType }) }
-    if (from === undefined) return written as T
-    return (inside(from) ? { ...written, from: mapped(from) } : { ...written, op: 'put' }) as T
+    const seen = { ...written, key: mapped(change.key) }
+    if (from === undefined) return seen as T
+    return (inside(from) ? { ...seen, from: mapped(from) } : { ...seen, op: 'put' }) as T
   }
-  if (inside(from)) return { ...rest, op: 'delete', key: mapped(from) } as T
+  // Moved out: a delete, which carries no content.
+  const { size: _size, etag: _etag, contentType: _contentType, ...bare } = written
+  if (inside(from)) return { ...bare, op: 'delete', key: mapped(from) } as T
   return undefined
 }
 
@@ -77,7 +82,7 @@ export async function grantsCovering (trx: Kysely<Database>, ownerId: string, pa
     .select(['m.grantee_id', 'm.name', 's.path'])
     .where('s.owner_id', '=', ownerId)
     .where('m.name', 'is not', null)
-    .where(sql<boolean>`(s.expires_at is null or s.expires_at > ${now.toISOString()})`)
+    .where(lasting(now))
     .where((eb) => eb.or(paths.map((path) => sql<boolean>`substr(cast(${path} as text), 1, length(s.path)) = s.path`)))
     .where(({ exists, selectFrom }) => exists(selectFrom('webhooks as w').select('w.id').whereRef('w.user_id', '=', 'm.grantee_id').where('w.disabled', '=', 0)))
     .execute()
@@ -86,10 +91,11 @@ export async function grantsCovering (trx: Kysely<Database>, ownerId: string, pa
 
 /** Where each person sees what was shared with them. */
 export function createMountRepository (db: Kysely<Database>) {
-  const received = (granteeId: string, now: Date) => db.selectFrom('mounts as m').innerJoin('shares as s', 's.id', 'm.share_id')
-    .select(COLUMNS)
+  /** The grantee's mounts joined with their shares, while these last. */
+  const lastingOf = (granteeId: string, now: Date) => db.selectFrom('mounts as m').innerJoin('shares as s', 's.id', 'm.share_id')
     .where('m.grantee_id', '=', granteeId)
-    .where(sql<boolean>`(s.expires_at is null or s.expires_at > ${now.toISOString()})`)
+    .where(lasting(now))
+  const received = (granteeId: string, now: Date) => lastingOf(granteeId, now).select(COLUMNS)
   // Every request under a mount asks it: compiled once (see lookupOf).
   const findRow = lookupOf<MountRow>(db, received('', new Date(0)).where('m.name', '=', '').compile().sql)
 
@@ -107,12 +113,8 @@ export function createMountRepository (db: Kysely<Database>) {
 
     /** The caller's mounts as a listing shows them (no dates: a listing of the top of a tree reads them all), by name. */
     async listed (granteeId: string, now = new Date()): Promise<Array<Pick<Mount, 'shareId' | 'name' | 'ownerId' | 'path' | 'role'>>> {
-      const rows = await db.selectFrom('mounts as m').innerJoin('shares as s', 's.id', 'm.share_id')
-        .select(['m.name', 's.id', 's.owner_id', 's.path', 's.role'])
-        .where('m.grantee_id', '=', granteeId)
-        .where('m.name', 'is not', null)
-        .where(sql<boolean>`(s.expires_at is null or s.expires_at > ${now.toISOString()})`)
-        .orderBy('m.name').execute()
+      const rows = await lastingOf(granteeId, now).select(['m.name', 's.id', 's.owner_id', 's.path', 's.role'])
+        .where('m.name', 'is not', null).orderBy('m.name').execute()
       return rows.map((row) => ({ shareId: row.id, name: row.name!, ownerId: row.owner_id, path: row.path, role: row.role }))
     },
 

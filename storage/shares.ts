@@ -173,7 +173,7 @@ export function createShares ({ repository, mounts, people, files, journal, acro
 
     /** The caller's role at each of their mounts, by the mount's name. */
     async roles (userId: string): Promise<Map<string, ShareRole>> {
-      return new Map((await mounts.list(userId, now())).map((received) => [received.name, received.role]))
+      return new Map((await mounts.listed(userId, now())).map((received) => [received.name, received.role]))
     },
 
     /** Names the caller's mount of share `id` `name`: 409 when anything at the top of their tree has it. */
