@@ -68,6 +68,11 @@ export function notificationPayload (userId: string, paths: string[]): string {
   return Buffer.byteLength(payload) < MAX_PAYLOAD_BYTES ? payload : JSON.stringify({ u: userId })
 }
 
+/** On PostgreSQL, tells every instance (when `trx` commits) that the user's journal grew at `paths`. */
+async function notifyChanged (trx: Kysely<Database>, userId: string, paths: string[]) {
+  if (isPostgres(trx)) await sql`select pg_notify(${CHANGES_CHANNEL}, ${notificationPayload(userId, paths)})`.execute(trx)
+}
+
 /**
  * Journals mounts coming and going in `trx` (its own transaction when `trx` is the database), as
  * `add` journals a change of files: the writers' turn, the grantees' webhooks, every instance told.
@@ -81,12 +86,11 @@ export async function journalMounts (trx: Kysely<Database>, changes: MountChange
     if (op === 'unshare') await trx.deleteFrom('webdav_locks').where('user_id', '=', userId).where((eb) => eb.or([eb('path', '=', key), beginsWith('path', `${key}/`)])).execute()
     await trx.insertInto('changes').values({ user_id: userId, op, key, from_key: null, size: null, etag: null, content_type: null, at: at.toISOString() }).execute()
     await queueDeliveries(trx, { userId, op, key, at })
-    if (isPostgres(trx)) await sql`select pg_notify(${CHANGES_CHANNEL}, ${notificationPayload(userId, [key, `${key}/`])})`.execute(trx)
+    await notifyChanged(trx, userId, [key, `${key}/`])
   }
 }
 
 export function createChangeRepository (db: Kysely<Database>) {
-  const notifies = isPostgres(db)
   return {
     /**
      * Journals a change, applies it to the index of names and queues it for the user's webhooks, in
@@ -112,7 +116,7 @@ export function createChangeRepository (db: Kysely<Database>) {
         }
         await followDeadProperties(trx, change)
         const unshared = await followShares(trx, change)
-        if (notifies) await sql`select pg_notify(${CHANGES_CHANNEL}, ${notificationPayload(userId, from === undefined ? [key] : [key, from])})`.execute(trx)
+        await notifyChanged(trx, userId, from === undefined ? [key] : [key, from])
         return { queued, unshared }
       })
     },
