@@ -344,9 +344,15 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   async function stagedKey (userId: string, path: string, state: StagedState): Promise<{ into?: { key: string, account: string }, key: string }> {
     const into = intoOf(state)
     if (!into) return { key: keyOf(userId, path) }
-    const { key } = await placeOf(reader(userId), path, 'write')
-    if (key !== into.key) throw new NotFoundError(`${path} no longer leads where this upload was going (the share it went into has ended): upload it again`)
-    return { into, key }
+    return { into, key: (await uploadPlace(reader(userId), path, into.key)).key }
+  }
+
+  /** Where an upload in pieces at the caller's `path` goes (403 for a viewer); with `begun`, the key
+   *  it began at, 404 once the path leads elsewhere (the share it went into has ended). */
+  async function uploadPlace (caller: Owner, path: string, begun?: string): Promise<Place> {
+    const place = await placeOf(caller, path, 'write')
+    if (begun !== undefined && place.key !== begun) throw new NotFoundError(`${path} no longer leads where this upload was going (the share it went into has ended): upload it again`)
+    return place
   }
 
   /** An editor's write that finds no room says whose storage is full: the owner's. */
@@ -746,8 +752,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
      * (the share it went into has ended).
      */
     async uploadTarget (caller: Owner, path: string, begun?: string): Promise<{ key: string, account: Owner, claim: (bytes: number) => Promise<void> }> {
-      const place = await placeOf(caller, path, 'write')
-      if (begun !== undefined && place.key !== begun) throw new NotFoundError(`${path} no longer leads where this upload was going (the share it went into has ended): upload it again`)
+      const place = await uploadPlace(caller, path, begun)
       return { key: place.key, account: place.owner, claim: (bytes) => claimUploadRoom(place, bytes) }
     },
 
@@ -782,12 +787,12 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       /** A resumable upload's declared length, held until it is published or dropped (507 when there
        *  is no room; 403 for a viewer): resolves with whose room holds it. */
       async claim (caller: Owner, path: string, bytes: number): Promise<Owner> {
-        const place = await placeOf(caller, path, 'write')
+        const place = await uploadPlace(caller, path)
         await claimUploadRoom(place, bytes)
         return place.owner
       },
       async begin (id: string, caller: Owner, path: string, contentType: string): Promise<StagedState> {
-        const { key, owner } = await placeOf(caller, path, 'write')
+        const { key, owner } = await uploadPlace(caller, path)
         return { ...await publisher.staged!.begin(id, key, contentType), into: { key, account: owner.userId } }
       },
       async append (id: string, userId: string, path: string, state: StagedState, body: Bytes, position: StagedPosition) {
