@@ -108,7 +108,7 @@ for (const driver of ['fs', 's3'] as const) {
     await share.getByRole('button', { name: 'Copy link' }).click()
     await share.getByRole('button', { name: 'Copied' }).waitFor()
     const shared = await page.evaluate(() => navigator.clipboard.readText())
-    t.equal(shared, await share.getByLabel('Link').textContent())
+    t.equal(shared, await share.getByLabel('Link', { exact: true }).textContent())
     a11y.share = await accessibilityProblems(page)
     if (driver === 'fs') await screenshot(page, 'share')
     await share.getByRole('button', { name: 'Close' }).click()

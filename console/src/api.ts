@@ -13,6 +13,12 @@ export type KeySummary = Schemas['StowageKeySummary']
 export type S3CredentialSummary = Schemas['StowageS3CredentialList']['credentials'][number]
 export type Listing = Schemas['StowageFileList']
 export type Version = Schemas['StowageVersion']
+export type Person = Schemas['StowagePerson']
+/** A share of the caller's, with a person or with their whole organization. */
+export type Share = Schemas['StowageShare']
+/** A share someone made with the caller: mounted at the top of their files. */
+export type Mount = Schemas['StowageReceivedShare']
+export type Role = Share['role']
 /** A listing's order, as the service sorts a whole folder. */
 export interface ServiceOrder { sort: 'name' | 'size' | 'lastModified', order: 'asc' | 'desc', folders: 'first' }
 
@@ -111,6 +117,20 @@ export function createApi (tokens: Tokens) {
     revokeS3Credential: (accessKeyId: string) => dataOf(client.DELETE('/api/s3-credentials/{accessKeyId}', { params: { path: { accessKeyId } } })),
     /** A signed link: a URL that downloads the file, or takes one upload of it, with no token. */
     link: (path: string, method: 'download' | 'upload', expiresIn: number) => dataOf(client.POST('/api/links', { body: { path, method, expiresIn } })),
+    /** Who is signed in, and their organization (people share within it). */
+    me: () => dataOf(client.GET('/api/me')),
+    /** People of the caller's organization whose email or name begins with `text`. */
+    people: (text: string) => dataOf(client.GET('/api/people', { params: { query: { q: text } } })),
+    /** The caller's shares of `path` (a file, or a folder ending in `/`) itself, not of what lies under it. */
+    sharesOf: async (path: string) => (await dataOf(client.GET('/api/shares', { params: { query: { path } } }))).shares.filter((share) => share.path === path),
+    share: (path: string, withWhom: { userId: string } | { org: true }, role: Role) => dataOf(client.POST('/api/shares', { body: { path, with: withWhom, role } })),
+    changeShare: (id: string, role: Role) => dataOf(client.PATCH('/api/shares/{id}', { params: { path: { id } }, body: { role } })),
+    unshare: (id: string) => dataOf(client.DELETE('/api/shares/{id}', { params: { path: { id } } })),
+    /** What others share with the caller, each mounted at the top of their files. */
+    mounts: async () => (await dataOf(client.GET('/api/shared'))).shares,
+    renameMount: (id: string, name: string) => dataOf(client.PATCH('/api/shared/{id}', { params: { path: { id } }, body: { name } })),
+    /** Leaves a share: the owner's files stay. */
+    leave: (id: string) => dataOf(client.DELETE('/api/shared/{id}', { params: { path: { id } } })),
     /** Forgets the identity provider's refresh token there too. */
     logout: (refreshToken: string) => dataOf(client.POST('/api/auth/logout', { body: { refreshToken } })),
     /** What tus uploads need: the endpoint, and each request signed with the token of its moment. */

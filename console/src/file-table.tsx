@@ -1,12 +1,11 @@
 import { useState } from 'preact/hooks'
-import { bytes, sorted, type Row, type SortKey, type SortOrder } from './listing.js'
+import { bytes, sharedLine, sorted, type Row, type SortKey, type SortOrder } from './listing.js'
 import { kindOf } from './preview.js'
 import { following, hrefOf, type Route } from './route.js'
 import type { Api } from './api.js'
 import { RowGlyph } from './kinds.js'
 import { Menu } from './menu.js'
-
-export type RowAction = 'preview' | 'download' | 'share' | 'versions' | 'rename' | 'move' | 'copy' | 'delete'
+import { actionsOf, type RowAction } from './rights.js'
 
 interface FileTableProps {
   api: Api
@@ -30,9 +29,9 @@ interface FileTableProps {
 // A card's picture, in CSS pixels.
 const GRID_PIXELS = 128
 
-const LABELS: Record<Exclude<RowAction, 'preview'>, string> = { download: 'Download', share: 'Share', versions: 'Versions', rename: 'Rename', move: 'Move', copy: 'Copy', delete: 'Delete' }
-const FILE_ACTIONS: Array<keyof typeof LABELS> = ['download', 'share', 'versions', 'rename', 'move', 'copy', 'delete']
-const FOLDER_ACTIONS: Array<keyof typeof LABELS> = ['download', 'rename', 'move', 'copy', 'delete']
+const LABELS: Record<Exclude<RowAction, 'preview'>, string> = { download: 'Download', share: 'Share', versions: 'Versions', rename: 'Rename', move: 'Move', copy: 'Copy', delete: 'Delete', leave: 'Leave share' }
+/** A row's actions in its menu (a preview opens from its name). */
+const menuActions = (row: Row) => actionsOf(row).filter((action): action is keyof typeof LABELS => action !== 'preview')
 // One click away beside the menu, where the row has room for them.
 const AT_HAND: Array<keyof typeof LABELS> = ['download', 'share']
 
@@ -100,13 +99,13 @@ export function FileTable ({ api, titleId, rows, sort, onSort, selected, onSelec
   )
   /** Every action of a row, in its menu (a list's row and a grid's card alike). */
   const menu = (row: Row) => (
-    <Menu label={`More actions for ${row.name}`} items={(row.folder ? FOLDER_ACTIONS : FILE_ACTIONS).map((action) => (
-      { label: LABELS[action], name: `${LABELS[action]} ${row.name}`, danger: action === 'delete', run: () => onAction(action, row) }
+    <Menu label={`More actions for ${row.name}`} items={menuActions(row).map((action) => (
+      { label: LABELS[action], name: `${LABELS[action]} ${row.name}`, danger: action === 'delete' || action === 'leave', run: () => onAction(action, row) }
     ))} />
   )
   const actions = (row: Row) => (
     <>
-      {(row.folder ? FOLDER_ACTIONS : FILE_ACTIONS).filter((action) => AT_HAND.includes(action)).map((action) => (
+      {menuActions(row).filter((action) => AT_HAND.includes(action)).map((action) => (
         <button key={action} type="button" class="at-hand" aria-label={`${LABELS[action]} ${row.name}`} onClick={() => onAction(action, row)}>{LABELS[action]}</button>
       ))}
       {menu(row)}
@@ -124,7 +123,7 @@ export function FileTable ({ api, titleId, rows, sort, onSort, selected, onSelec
     } else if (event.key === 'Enter') open(row)
     else if (event.key === ' ') onSelect([keyOf(row)], !selected.has(keyOf(row)))
     else if (event.key === 'Delete') onRemove(withTicked(row))
-    else if (event.key === 'F2') onAction('rename', row)
+    else if (event.key === 'F2' && actionsOf(row).includes('rename')) onAction('rename', row)
     else return
     event.preventDefault()
   }
@@ -170,7 +169,7 @@ export function FileTable ({ api, titleId, rows, sort, onSort, selected, onSelec
               <RowGlyph api={api} name={row.name} path={keyOf(row)} folder={row.folder} etag={row.folder ? undefined : row.etag} size={GRID_PIXELS} />
               <span class="card-name">{tick(row)}{name(row)}</span>
               <span class="card-foot">
-                <span class="meta">{row.folder ? 'Folder' : <>{bytes(row.size)} · <When iso={row.lastModified} /></>}</span>
+                <span class="meta">{row.shared?.mount ? sharedLine(row.shared) : row.folder ? 'Folder' : <>{bytes(row.size)} · <When iso={row.lastModified} /></>}</span>
                 {menu(row)}
               </span>
             </li>
@@ -200,6 +199,7 @@ export function FileTable ({ api, titleId, rows, sort, onSort, selected, onSelec
                 <span class="name-lines">
                   {name(row)}
                   {!row.folder && <span class="meta">{bytes(row.size)} · <When iso={row.lastModified} /></span>}
+                  {row.shared?.mount && <span class="shared-by">{sharedLine(row.shared)}</span>}
                 </span>
               </span>
             </th>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import type { Api } from './api.js'
+import type { Api, Mount } from './api.js'
 import { Breadcrumbs } from './breadcrumbs.js'
 import type { Route } from './route.js'
 import { Transfers, useUploads, type Outgoing } from './uploads.js'
@@ -9,9 +9,10 @@ import { AskName } from './ask-name.js'
 import { Share } from './share.js'
 import { kindOf, Preview } from './preview.js'
 import { Versions } from './versions.js'
-import { DRAGGED_KEYS, FileTable, type RowAction, type View } from './file-table.js'
+import { DRAGGED_KEYS, FileTable, type View } from './file-table.js'
+import { actionsOf, canWrite, type RowAction } from './rights.js'
 import { hasThumbnail } from './kinds.js'
-import { bytes, freeName, rowsOf, serviceOrder, sorted, type Row } from './listing.js'
+import { bytes, freeName, mountOf, ownerOf, rowsOf, ROLE_NAMES, serviceOrder, sharedAs, sorted, type Row } from './listing.js'
 import { useFolderStore } from './folder-store.js'
 import { chosenFiles, droppedFiles, type Picked } from './drop.js'
 
@@ -49,6 +50,11 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const chooser = useRef<HTMLInputElement>(null)
   const folderChooser = useRef<HTMLInputElement>(null)
   const uploads = useUploads(api, () => { void load() })
+  // What others share with the person (GET /api/shared), listed with each first page: the mounts at
+  // the top of their files, and, inside one, what its role lets them do here.
+  const [mounts, setMounts] = useState<Mount[]>([])
+  const within = mountOf(prefix, mounts)
+  const writable = canWrite(within?.role)
   // The person's choice of list or grid, kept in this browser; until they choose, by what the folder holds.
   const [chosenView, setChosenView] = useState(() => (localStorage.getItem(VIEW_KEY) ?? undefined) as View | undefined)
   const choose = (view: View) => {
@@ -61,10 +67,12 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   const load = (continuationToken?: string, current = () => true) => attempt(async () => {
     dispatch({ type: 'loading', loading: true })
     try {
-      const [listing, usage] = await Promise.all([api.list(prefix, continuationToken, true, serviceOrder(sort)), continuationToken ? undefined : api.usage()])
+      const [listing, usage, received] = await Promise.all([api.list(prefix, continuationToken, true, serviceOrder(sort)),
+        continuationToken ? undefined : api.usage(), continuationToken ? mounts : api.mounts()])
       if (!current()) return
       if (usage) dispatch({ type: 'usage', usage })
-      dispatch({ type: 'listed', rows: rowsOf(prefix, listing), next: listing.isTruncated ? listing.continuationToken : undefined, appended: continuationToken !== undefined })
+      setMounts(received)
+      dispatch({ type: 'listed', rows: rowsOf(prefix, listing, received), next: listing.isTruncated ? listing.continuationToken : undefined, appended: continuationToken !== undefined })
     } finally {
       if (current()) dispatch({ type: 'loading', loading: false })
     }
@@ -83,7 +91,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
   useEffect(() => setFound(undefined), [prefix])
   const search = (text: string, continuationToken?: string) => attempt(async () => {
     const page = await api.search(text, prefix, continuationToken)
-    const rows: Row[] = page.files.map((file) => ({ name: file.key.slice(prefix.length), folder: false, size: file.size, lastModified: file.lastModified, etag: file.etag }))
+    const rows: Row[] = page.files.map((file) => ({ name: file.key.slice(prefix.length), folder: false, size: file.size, lastModified: file.lastModified, etag: file.etag, ...sharedAs(within) }))
     setFound({ text, rows: [...continuationToken && found ? found.rows : [], ...rows], next: page.isTruncated ? page.continuationToken : undefined })
   })
   // The folder follows changes made elsewhere (another tab, the CLI, a sync): the change journal is
@@ -114,10 +122,15 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
 
   const download = (row: Row) => attempt(async () => {
     if (row.folder) return save(URL.createObjectURL(await api.archive(row.prefix)), `${row.name}.zip`)
+    // What others share is read with the session's token: grantees make no links (403).
+    if (row.shared) return save(URL.createObjectURL(await (await api.read(keyOf(row))).blob()), row.name)
     save((await api.link(keyOf(row), 'download', 300)).url, row.name)
   })
-  /** Files and folders to the trash, a folder file by file; Undo brings them all back. */
-  const remove = (doomed: Row[]) => attempt(async () => {
+  /** Files and folders to the trash, a folder file by file; Undo brings them all back. A mount is
+   *  not among them (its files are its owner's): it is left from its menu. */
+  const remove = (chosen: Row[]) => attempt(async () => {
+    const doomed = chosen.filter((row) => actionsOf(row).includes('delete'))
+    if (doomed.length === 0) return
     const trashIds: string[] = []
     for (const row of doomed) {
       if (row.folder) trashIds.push(...await api.removeFolder(row.prefix))
@@ -182,9 +195,15 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     if (event.dataTransfer) void droppedFiles(event.dataTransfer).then(send)
   }
 
+  const leave = (row: Row) => attempt(async () => {
+    if (!row.shared) return
+    await api.leave(row.shared.id)
+    await load()
+  })
   const act = (action: RowAction, row: Row) => {
     if (action === 'download') return download(row)
     if (action === 'delete') return remove([row])
+    if (action === 'leave') return leave(row)
     dispatch({ type: 'asking', question: { kind: action, row } })
   }
   async function answer (name: string | undefined) {
@@ -208,7 +227,8 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
     const to = question.kind === 'rename' ? prefix + name : name.replace(/^\/+/, '')
     const destination = row.folder ? to.replace(/\/*$/, '/') : to
     await attempt(async () => {
-      await (question.kind === 'copy' ? api.copy(keyOf(row), destination) : api.move(keyOf(row), destination))
+      if (question.kind === 'rename' && row.shared?.mount) await api.renameMount(row.shared.id, name)
+      else await (question.kind === 'copy' ? api.copy(keyOf(row), destination) : api.move(keyOf(row), destination))
       await load()
     })
   }
@@ -231,15 +251,24 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
 
   return (
     <section aria-labelledby="folder-title" class={dragging ? 'dropping' : undefined}
-      onDragOver={(event) => { if (!carriesFiles(event)) return; event.preventDefault(); dispatch({ type: 'dragging', dragging: true }) }}
-      onDragLeave={() => dispatch({ type: 'dragging', dragging: false })} onDrop={(event) => { if (carriesFiles(event)) drop(event) }}>
+      onDragOver={(event) => { if (!carriesFiles(event) || !writable) return; event.preventDefault(); dispatch({ type: 'dragging', dragging: true }) }}
+      onDragLeave={() => dispatch({ type: 'dragging', dragging: false })} onDrop={(event) => { if (carriesFiles(event) && writable) drop(event) }}>
       <Breadcrumbs prefix={prefix} navigate={navigate} />
       <h1 id="folder-title">{folderName ?? 'My files'}</h1>
-      {usage && <p class="usage">{bytes(usage.usedBytes)} used{usage.quotaBytes === null ? '' : ` of ${bytes(usage.quotaBytes)}`}{usage.versionBytes > 0 ? `, ${bytes(usage.versionBytes)} of it earlier versions` : ''}</p>}
+      {within && (
+        <p class="usage">Shared with you by {ownerOf(within)} · {ROLE_NAMES[within.role]}: {writable
+          ? `you can change what is here, under ${ownerOf(within)}'s storage quota`
+          : 'you can view, download and copy what is here'}</p>
+      )}
+      {usage && !within && <p class="usage">{bytes(usage.usedBytes)} used{usage.quotaBytes === null ? '' : ` of ${bytes(usage.quotaBytes)}`}{usage.versionBytes > 0 ? `, ${bytes(usage.versionBytes)} of it earlier versions` : ''}</p>}
       <div class="toolbar">
-        <button type="button" onClick={() => chooser.current?.click()}>Upload</button>
-        <button type="button" onClick={() => folderChooser.current?.click()}>Upload folder</button>
-        <button type="button" onClick={() => dispatch({ type: 'asking', question: { kind: 'folder' } })}>New folder</button>
+        {writable && (
+          <>
+            <button type="button" onClick={() => chooser.current?.click()}>Upload</button>
+            <button type="button" onClick={() => folderChooser.current?.click()}>Upload folder</button>
+            <button type="button" onClick={() => dispatch({ type: 'asking', question: { kind: 'folder' } })}>New folder</button>
+          </>
+        )}
         <span class="spacer" />
         <span class="views" role="group" aria-label="View">
           <button type="button" aria-pressed={view === 'list'} onClick={() => choose('list')}>List</button>
@@ -252,9 +281,9 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         <div class="ticked" role="group" aria-label="Selected items">
           <span>{selected.size} selected</span>
           <button type="button" onClick={downloadTicked}>Download as zip</button>
-          <button type="button" onClick={() => dispatch({ type: 'asking', question: { kind: 'move-ticked', rows: ticked() } })}>Move</button>
+          {writable && <button type="button" onClick={() => dispatch({ type: 'asking', question: { kind: 'move-ticked', rows: ticked() } })}>Move</button>}
           <button type="button" onClick={() => dispatch({ type: 'asking', question: { kind: 'copy-ticked', rows: ticked() } })}>Copy</button>
-          <button type="button" class="danger" onClick={() => remove(ticked())}>Delete</button>
+          {writable && <button type="button" class="danger" onClick={() => remove(ticked())}>Delete</button>}
           <button type="button" onClick={() => dispatch({ type: 'ticked', keys: [...selected], ticked: false })}>Clear selection</button>
         </div>
       )}
@@ -263,16 +292,16 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
           onInput={(event) => setQuery(event.currentTarget.value)} />
         <button type="submit">Search</button>
       </form>
-      <p class="hint">Drop files or folders here to upload them.</p>
+      {writable && <p class="hint">Drop files or folders here to upload them.</p>}
       <Transfers uploads={uploads} />
       {taken && <NameTaken name={taken.name} onChoice={taken.choose} />}
       {asking?.kind === 'folder' && <AskName title="New folder" label="Folder name" initial="" action="Create" onAnswer={answer} />}
       {ask?.kind === 'share' && <Share api={api} path={keyOf(ask.row)} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized} />}
       {ask?.kind === 'preview' && !ask.row.folder && (
         <Preview key={keyOf(ask.row)} api={api} path={keyOf(ask.row)} size={ask.row.size} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized}
-          onAction={(action) => act(action, ask.row)} {...neighbours(ask.row)} />
+          actions={actionsOf(ask.row)} onAction={(action) => act(action, ask.row)} {...neighbours(ask.row)} />
       )}
-      {ask?.kind === 'versions' && <Versions api={api} path={keyOf(ask.row)} onRestored={() => { void load() }} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized} />}
+      {ask?.kind === 'versions' && <Versions api={api} path={keyOf(ask.row)} canRestore={canWrite(ask.row.shared?.role)} onRestored={() => { void load() }} onClose={() => dispatch({ type: 'asking' })} onUnauthorized={onUnauthorized} />}
       {ask?.kind === 'rename' && <AskName title={`Rename ${ask.row.name}`} label="New name" initial={ask.row.name} action="Rename" onAnswer={answer} />}
       {(ask?.kind === 'move' || ask?.kind === 'copy') && (
         <AskName title={`${ask.kind === 'move' ? 'Move' : 'Copy'} ${ask.row.name}`} label={`${ask.kind === 'move' ? 'Move' : 'Copy'} to (a path from My files)`}
@@ -294,7 +323,7 @@ export function Files ({ api, prefix, navigate, onUnauthorized }: FilesProps) {
         </section>
       )}
       {!found && table('folder-title', rows)}
-      {!found && !loading && rows.length === 0 && !error && <p class="empty">This folder is empty. Drop files or folders here, or use Upload or New folder.</p>}
+      {!found && !loading && rows.length === 0 && !error && <p class="empty">This folder is empty.{writable ? ' Drop files or folders here, or use Upload or New folder.' : ''}</p>}
       {!found && next && <button type="button" disabled={loading} onClick={() => load(next)}>Show more</button>}
     </section>
   )

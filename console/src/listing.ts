@@ -1,16 +1,45 @@
 // A folder's rows as the console shows them: its folders and files, named within it, sorted.
-import type { Listing, ServiceOrder } from './api.js'
+import type { Listing, Mount, Role, ServiceOrder } from './api.js'
 
-export type Row = { name: string, folder: true, prefix: string } | { name: string, folder: false, size: number, lastModified: string, etag: string }
+/** A row someone else shares with the person: by whom, as what, and whether it is the mount itself
+ *  (at the top of their files) or something in it. */
+export interface Shared { id: string, role: Role, owner: string, mount: boolean }
+
+export type Row = ({ name: string, folder: true, prefix: string } | { name: string, folder: false, size: number, lastModified: string, etag: string }) & { shared?: Shared }
 
 const nameIn = (prefix: string, key: string) => key.slice(prefix.length).replace(/\/$/, '')
 
-/** Files and folders together, in key order, as the service pages them. */
-export function rowsOf (prefix: string, listing: Listing): Row[] {
-  const folders: Row[] = (listing.folders ?? []).map((folder) => ({ name: nameIn(prefix, folder), folder: true, prefix: folder }))
-  const files: Row[] = listing.files.map((file) => ({ name: nameIn(prefix, file.key), folder: false, size: file.size, lastModified: file.lastModified, etag: file.etag }))
+/** Who shares a mount, as a person reads it: their name, else their email, else their id. */
+export const ownerOf = (mount: Mount) => mount.owner.name ?? mount.owner.email ?? mount.owner.userId
+
+/** The folder mount that `prefix` lies in, if it lies in one. */
+export const mountOf = (prefix: string, mounts: Mount[]) => mounts.find((mount) => mount.kind === 'folder' && prefix.startsWith(`${mount.name}/`))
+
+/** A row's `shared`, when `mount` (the row itself, or the one it lies in) is someone else's share. */
+export const sharedAs = (mount: Mount | undefined, isMount = false): { shared?: Shared } =>
+  mount ? { shared: { id: mount.id, role: mount.role, owner: ownerOf(mount), mount: isMount } } : {}
+
+/** Files and folders together, in key order, as the service pages them; what others share is marked
+ *  with who shares it (`mounts`: GET /api/shared). */
+export function rowsOf (prefix: string, listing: Listing, mounts: Mount[] = []): Row[] {
+  const within = mountOf(prefix, mounts)
+  const at = (name: string, kind: Mount['kind']) => prefix === '' ? mounts.find((mount) => mount.name === name && mount.kind === kind) : undefined
+  const folders: Row[] = (listing.folders ?? []).map((folder) => {
+    const name = nameIn(prefix, folder)
+    const mount = at(name, 'folder')
+    return { name, folder: true, prefix: folder, ...sharedAs(mount ?? within, mount !== undefined) }
+  })
+  const files: Row[] = listing.files.map((file) => {
+    const name = nameIn(prefix, file.key)
+    const mount = at(name, 'file')
+    return { name, folder: false, size: file.size, lastModified: file.lastModified, etag: file.etag, ...sharedAs(mount ?? within, mount !== undefined) }
+  })
   return [...folders, ...files].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
+
+export const ROLE_NAMES: Record<Role, string> = { viewer: 'Viewer', editor: 'Editor' }
+/** "Shared by Ada Lovelace · Viewer". */
+export const sharedLine = (shared: Pick<Shared, 'owner' | 'role'>) => `Shared by ${shared.owner} · ${ROLE_NAMES[shared.role]}`
 
 export const bytes = (size: number) => size < 1024 ? `${size} B` : size < 1024 ** 2 ? `${(size / 1024).toFixed(1)} KiB` : size < 1024 ** 3 ? `${(size / 1024 ** 2).toFixed(1)} MiB` : `${(size / 1024 ** 3).toFixed(1)} GiB`
 

@@ -3,6 +3,7 @@ import type { Api } from './api.js'
 import { useModal } from './dialogs.js'
 import { useAction } from './use-action.js'
 import { extensionOf } from './kinds.js'
+import type { RowAction } from './rights.js'
 
 type Kind = 'image' | 'text' | 'pdf' | 'audio' | 'video'
 
@@ -19,7 +20,10 @@ const WHOLE_BYTES = 50 * 1024 * 1024
 // Pictures and PDFs are shown as what they are named, never as a page that could run a script.
 const BLOB_TYPE: Partial<Record<Kind, (extension: string) => string>> = {
   image: (extension) => extension === 'svg' ? 'image/svg+xml' : `image/${extension === 'jpg' ? 'jpeg' : extension}`,
-  pdf: () => 'application/pdf'
+  pdf: () => 'application/pdf',
+  // Audio and video are read whole only through someone else's share, where no link can be made.
+  audio: (extension) => `audio/${extension === 'mp3' ? 'mpeg' : extension}`,
+  video: (extension) => `video/${extension === 'ogv' ? 'ogg' : extension === 'mov' ? 'quicktime' : extension}`
 }
 
 export const kindOf = (name: string): Kind | undefined => (Object.keys(KINDS) as Kind[]).find((kind) => KINDS[kind].includes(extensionOf(name)))
@@ -34,6 +38,8 @@ export interface PreviewProps {
   size: number
   onClose: () => void
   onUnauthorized: () => void
+  /** What the person may do with the file (rights.ts): its preview offers those of them it has. */
+  actions: RowAction[]
   /** The file's own actions, from its preview. */
   onAction: (action: 'download' | 'share' | 'versions') => void
   /** The previous and next files that have a preview, in the folder's order. */
@@ -41,7 +47,7 @@ export interface PreviewProps {
   next?: () => void
 }
 
-export function Preview ({ api, path, size, onClose, onUnauthorized, onAction, previous, next }: PreviewProps) {
+export function Preview ({ api, path, size, onClose, onUnauthorized, actions, onAction, previous, next }: PreviewProps) {
   const dialog = useModal()
   const name = path.slice(path.lastIndexOf('/') + 1)
   const kind = kindOf(name)!
@@ -55,7 +61,8 @@ export function Preview ({ api, path, size, onClose, onUnauthorized, onAction, p
         const text = await (await api.read(path, size > TEXT_BYTES ? TEXT_BYTES : undefined)).text()
         return setShown({ text, cut: size > TEXT_BYTES })
       }
-      if (kind === 'audio' || kind === 'video') return setShown({ url: (await api.link(path, 'download', 3600)).url })
+      // Streamed from a link where the person may make one (not through someone else's share).
+      if ((kind === 'audio' || kind === 'video') && actions.includes('share')) return setShown({ url: (await api.link(path, 'download', 3600)).url })
       if (size > WHOLE_BYTES) throw new Error('This file is too large to preview here: download it instead.')
       const bytes = await (await api.read(path)).arrayBuffer()
       url = URL.createObjectURL(new Blob([bytes], { type: BLOB_TYPE[kind]!(extensionOf(name)) }))
@@ -90,9 +97,9 @@ export function Preview ({ api, path, size, onClose, onUnauthorized, onAction, p
         <button type="button" onClick={previous} disabled={!previous} aria-label="Previous file">← Previous</button>
         <button type="button" onClick={next} disabled={!next} aria-label="Next file">Next →</button>
         <span class="spacer" />
-        <button type="button" onClick={() => onAction('download')}>Download</button>
-        <button type="button" onClick={() => onAction('share')}>Share</button>
-        <button type="button" onClick={() => onAction('versions')}>Versions</button>
+        {(['download', 'share', 'versions'] as const).filter((action) => actions.includes(action)).map((action) => (
+          <button key={action} type="button" onClick={() => onAction(action)}>{action[0].toUpperCase() + action.slice(1)}</button>
+        ))}
         <button type="button" onClick={() => dialog.current?.close()}>Close</button>
       </div>
     </dialog>

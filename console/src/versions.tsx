@@ -7,6 +7,8 @@ import { useAction } from './use-action.js'
 interface VersionsProps {
   api: Api
   path: string
+  /** Whether the person may make a version the file again (not through a share as its viewer). */
+  canRestore: boolean
   /** Called once a version is the file again, for the folder to show it. */
   onRestored: () => void
   onClose: () => void
@@ -14,7 +16,7 @@ interface VersionsProps {
 }
 
 /** A file's earlier versions, newest first: each with its date and size, to download or to make the file again. */
-export function Versions ({ api, path, onRestored, onClose, onUnauthorized }: VersionsProps) {
+export function Versions ({ api, path, canRestore, onRestored, onClose, onUnauthorized }: VersionsProps) {
   const dialog = useModal()
   const [versions, setVersions] = useState<Version[]>()
   const [next, setNext] = useState<string>()
@@ -57,7 +59,7 @@ export function Versions ({ api, path, onRestored, onClose, onUnauthorized }: Ve
                 <td data-label="Size">{bytes(version.size)}</td>
                 <td class="inline">
                   <button type="button" aria-label={`Download the version of ${new Date(version.lastModified).toLocaleString()}`} onClick={() => download(version)}>Download</button>
-                  <button type="button" aria-label={`Restore the version of ${new Date(version.lastModified).toLocaleString()}`} onClick={() => restore(version)}>Restore</button>
+                  {canRestore && <button type="button" aria-label={`Restore the version of ${new Date(version.lastModified).toLocaleString()}`} onClick={() => restore(version)}>Restore</button>}
                 </td>
               </tr>
             ))}
