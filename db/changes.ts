@@ -11,7 +11,9 @@ import { grantsCovering, seenThrough } from './mounts.js'
 export type ChangeOp = 'put' | 'delete' | 'move' | 'folder' | 'folder-delete' | 'share' | 'unshare'
 
 /** A mount's coming (`share`, made or changed) or going (`unshare`), as its grantee's journal has it (key: the mount's name). */
-export interface MountChange { userId: string, op: 'share' | 'unshare', key: string }
+/** A mount coming or going for `userId`; an `unshare` with `shareId` is that share ended for them
+ *  (not a rename): the WebDAV locks they took through it go. */
+export interface MountChange { userId: string, op: 'share' | 'unshare', key: string, shareId?: string }
 
 /**
  * Where a reader follows another person's journal: the entries of the owner of a mount the reader
@@ -82,8 +84,8 @@ export async function journalMounts (trx: Kysely<Database>, changes: MountChange
   if (changes.length === 0) return
   if (!trx.isTransaction) return await trx.transaction().execute((own) => journalMounts(own, changes, at))
   await takeWritersTurn(trx)
-  for (const { userId, op, key } of changes) {
-    if (op === 'unshare') await trx.deleteFrom('webdav_locks').where('user_id', '=', userId).where((eb) => eb.or([eb('path', '=', key), beginsWith('path', `${key}/`)])).execute()
+  for (const { userId, op, key, shareId } of changes) {
+    if (op === 'unshare' && shareId !== undefined) await trx.deleteFrom('webdav_locks').where('share_id', '=', shareId).where('taken_by', '=', userId).execute()
     await trx.insertInto('changes').values({ user_id: userId, op, key, from_key: null, size: null, etag: null, content_type: null, at: at.toISOString() }).execute()
     await queueDeliveries(trx, { userId, op, key, at })
     await notifyChanged(trx, userId, [key, `${key}/`])

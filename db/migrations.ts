@@ -561,6 +561,21 @@ migrations['2026-12-09-multipart-into-mounts'] = {
   }
 }
 
+migrations['2026-12-10-webdav-locks-in-owners-space'] = {
+  async up (db: Kysely<any>) {
+    // A lock taken through a mount is kept in the owner's files (DESIGN §13: an editor's lock binds
+    // the owner too): who took it, and the share it was taken through, whose end drops it.
+    await db.schema.alterTable('webdav_locks').addColumn('taken_by', 'varchar(128)').execute()
+    await db.schema.alterTable('webdav_locks').addColumn('share_id', 'varchar(64)').execute()
+    await db.schema.createIndex('webdav_locks_share').on('webdav_locks').column('share_id').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.dropIndex('webdav_locks_share').execute()
+    await db.schema.alterTable('webdav_locks').dropColumn('share_id').execute()
+    await db.schema.alterTable('webdav_locks').dropColumn('taken_by').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {

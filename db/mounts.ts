@@ -155,7 +155,7 @@ export function createMountRepository (db: Kysely<Database>) {
         const shown = await trx.selectFrom('mounts').select('name').where('share_id', '=', shareId).where('grantee_id', '=', granteeId).executeTakeFirst()
         if (!shown?.name) return []
         await trx.updateTable('mounts').set({ name: null }).where('share_id', '=', shareId).where('grantee_id', '=', granteeId).execute()
-        const unshared: MountChange[] = [{ userId: granteeId, op: 'unshare', key: shown.name }]
+        const unshared: MountChange[] = [{ userId: granteeId, op: 'unshare', key: shown.name, shareId }]
         await journalMounts(trx, unshared)
         return unshared
       })

@@ -124,8 +124,8 @@ export type ShareRepository = ReturnType<typeof createShareRepository>
 /** Ended shares' mounts go with them: their names are their grantees' again, and their journals say so. */
 export async function unmount (db: Kysely<Database>, shareIds: string[]): Promise<MountChange[]> {
   if (shareIds.length === 0) return []
-  const ended = await db.deleteFrom('mounts').where('share_id', 'in', shareIds).returning(['grantee_id', 'name']).execute()
-  const unshared = ended.filter((row) => row.name !== null).map((row): MountChange => ({ userId: row.grantee_id, op: 'unshare', key: row.name! }))
+  const ended = await db.deleteFrom('mounts').where('share_id', 'in', shareIds).returning(['grantee_id', 'name', 'share_id']).execute()
+  const unshared = ended.filter((row) => row.name !== null).map((row): MountChange => ({ userId: row.grantee_id, op: 'unshare', key: row.name!, shareId: row.share_id }))
   await journalMounts(db, unshared)
   return unshared
 }

@@ -219,6 +219,9 @@ export interface WebdavLocksTable {
   owner: string
   timeout_seconds: number
   expires_at: Timestamp
+  /** Who took it, when not `user_id`: a grantee, through a mount of `share_id` (null: `user_id`). */
+  taken_by: string | null
+  share_id: string | null
 }
 
 export interface NamesTable {

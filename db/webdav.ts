@@ -91,8 +91,12 @@ export async function followDeadProperties (trx: Kysely<Database>, change: { use
 /** A write lock of WebDAV. */
 export interface DavLock {
   token: string
+  /** Whose files it is held in (through a mount: the owner's), and the path among them. */
   userId: string
   path: string
+  /** Who took it: `userId`, or a grantee through the share `shareId`. */
+  takenBy: string
+  shareId?: string
   depth: '0' | 'infinity'
   scope: 'exclusive' | 'shared'
   owner: string
@@ -108,7 +112,9 @@ const lockOf = (row: Selectable<WebdavLocksTable>): DavLock => ({
   scope: row.scope,
   owner: row.owner,
   timeoutSeconds: Number(row.timeout_seconds),
-  expiresAt: new Date(row.expires_at)
+  expiresAt: new Date(row.expires_at),
+  takenBy: row.taken_by ?? row.user_id,
+  ...(row.share_id === null ? {} : { shareId: row.share_id })
 })
 
 /** Which locks bear on a path: those at any of `at` (a path and its folders), and those under the folder `under`. */
@@ -133,7 +139,8 @@ export function createDavLockRepository (db: Kysely<Database>, now = () => new D
         if (conflicts(await held(trx, lock.userId, scope))) return false
         await trx.insertInto('webdav_locks').values({
           token: lock.token, user_id: lock.userId, path: lock.path, depth: lock.depth, scope: lock.scope, owner: lock.owner,
-          timeout_seconds: lock.timeoutSeconds, expires_at: lock.expiresAt.toISOString()
+          timeout_seconds: lock.timeoutSeconds, expires_at: lock.expiresAt.toISOString(),
+          taken_by: lock.takenBy === lock.userId ? null : lock.takenBy, share_id: lock.shareId ?? null
         }).execute()
         return true
       })

@@ -3,7 +3,7 @@ import { createDavLockRepository, createDeadPropertyRepository } from '../db/web
 import { createByteBudget, type ByteBudget } from '../limits.js'
 import { DEFAULT_UPLOAD_MEMORY_BYTES } from '../defaults.js'
 import { DavError } from '../webdav/errors.js'
-import { createDavLocks } from '../webdav/locks.js'
+import { createDavLocks, lockSpaces } from '../webdav/locks.js'
 import { davMethods } from '../webdav/methods.js'
 import { MOUNT } from '../webdav/paths.js'
 import { errorXml } from '../webdav/xml.js'
@@ -50,7 +50,7 @@ export const webdavRoutes: FastifyPluginAsync<WebdavRoutesOptions> = async (app,
     return errorHandler(error as Parameters<typeof errorHandler>[0], request, reply)
   })
 
-  const locks = createDavLocks(createDavLockRepository(db))
+  const locks = createDavLocks(createDavLockRepository(db), lockSpaces(files.place))
   sweepEvery(app, { everyMs: 600_000, what: 'expired WebDAV locks', sweep: locks.sweep })
   const methods = davMethods({ files, locks, properties: createDeadPropertyRepository(db), quotas, shares, uploadMemory, maxPropertyBytes: MAX_PROPERTY_BYTES })
   const handlers: Record<string, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>> = {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { BadRequestError } from '../errors.js'
 import type { DavLock, DavLockRepository } from '../db/webdav.js'
+import type { FileService } from '../storage/files.js'
 import { DavError, locked } from './errors.js'
 import { hrefOfKey } from './paths.js'
 
@@ -40,20 +41,63 @@ export interface Write extends Resource {
 }
 
 /**
+ * Where a caller's resource is locked: among their own files, or, through a mount, among its
+ * owner's (DESIGN §13: while it lasts, an editor's lock binds the owner too, and the owner's binds
+ * every grantee).
+ */
+export interface LockSpace {
+  userId: string
+  /** The resource among that space's files. */
+  resource: Resource
+  /** The share it is reached through. */
+  shareId?: string
+  /** Whether it is a mount itself, which a grantee renames or leaves without touching the owner's files. */
+  mountItself: boolean
+  /** A lock's path in the space, as the caller names it (a lock above the mount: the mount). */
+  shown: (path: string) => string
+}
+
+export type LockSpaceOf = (userId: string, resource: Resource) => Promise<LockSpace>
+
+const ownSpace = (userId: string, resource: Resource): LockSpace => ({ userId, resource, mountItself: false, shown: (path) => path })
+
+/** The lock space of a caller's resource, by the resolver that decides where every path leads. */
+export function lockSpaces (place: FileService['place']): LockSpaceOf {
+  return async (userId, resource) => {
+    if (resource.path === '') return ownSpace(userId, resource)
+    const { mount, owner, path } = await place({ userId, orgId: null }, resource.path, 'read')
+    if (!mount) return ownSpace(userId, resource)
+    const folderMount = mount.path.endsWith('/')
+    return {
+      userId: owner.userId,
+      resource: { path, folder: resource.folder },
+      shareId: mount.shareId,
+      mountItself: !resource.path.includes('/'),
+      shown: (held) => folderMount && held.startsWith(mount.path) ? `${mount.name}/${held.slice(mount.path.length)}` : folderMount ? `${mount.name}/` : mount.name
+    }
+  }
+}
+
+/**
  * WebDAV's write locks, kept in the database: every instance sees the same ones and a lock ends at
  * its time on all of them. A lock bears on its resource and, with depth infinity, on everything
  * under it; a lock on a folder also bears on adding or removing its members.
  */
-export function createDavLocks (repository: DavLockRepository, now = () => new Date()) {
-  /** The locks held that bear on `write` (a folder: and on everything under it). */
+export function createDavLocks (repository: DavLockRepository, spaceOf: LockSpaceOf = async (userId, resource) => ownSpace(userId, resource), now = () => new Date()) {
+  /** The locks held that bear on `write` (a folder: and on everything under it), their paths as the caller names them. */
   async function bearingOn (userId: string, write: Write): Promise<DavLock[]> {
-    const key = keyOf(write)
-    const ancestors = write.path === '' ? [] : ancestorsOf(write.path)
-    const under = write.folder ? key : undefined
-    const held = await repository.held(userId, { at: [key, ...ancestors], under })
-    const parent = write.path === '' ? undefined : parentKeyOf(write.path)
+    const space = await spaceOf(userId, write)
+    // A mount renamed or left: no lock of the owner's bears on that.
+    if (space.mountItself && write.membership) return []
+    const { resource } = space
+    const key = keyOf(resource)
+    const ancestors = resource.path === '' ? [] : ancestorsOf(resource.path)
+    const under = resource.folder ? key : undefined
+    const held = await repository.held(space.userId, { at: [key, ...ancestors], under })
+    const parent = resource.path === '' ? undefined : parentKeyOf(resource.path)
     return held.filter((lock) => lock.path === key || (under !== undefined && lock.path.startsWith(under)) ||
       (ancestors.includes(lock.path) && (lock.depth === 'infinity' || (write.membership && lock.path === parent))))
+      .map((lock) => ({ ...lock, path: space.shown(lock.path) }))
   }
 
   return {
@@ -68,16 +112,21 @@ export function createDavLocks (repository: DavLockRepository, now = () => new D
     },
 
     /** A new lock on `resource`, unless one held conflicts (423): an exclusive one, or any when this one is exclusive. */
-    async lock (userId: string, resource: Resource, { depth, scope, owner, timeoutSeconds }: Pick<DavLock, 'depth' | 'scope' | 'owner' | 'timeoutSeconds'>): Promise<DavLock> {
+    async lock (userId: string, asked: Resource, { depth, scope, owner, timeoutSeconds }: Pick<DavLock, 'depth' | 'scope' | 'owner' | 'timeoutSeconds'>): Promise<DavLock> {
+      const space = await spaceOf(userId, asked)
+      const { resource } = space
       const key = keyOf(resource)
-      const lock: DavLock = { token: `urn:uuid:${randomUUID()}`, userId, path: key, depth, scope, owner, timeoutSeconds, expiresAt: new Date(now().getTime() + timeoutSeconds * 1000) }
+      const lock: DavLock = {
+        token: `urn:uuid:${randomUUID()}`, userId: space.userId, path: key, takenBy: userId, ...(space.shareId === undefined ? {} : { shareId: space.shareId }),
+        depth, scope, owner, timeoutSeconds, expiresAt: new Date(now().getTime() + timeoutSeconds * 1000)
+      }
       const ancestors = resource.path === '' ? [] : ancestorsOf(resource.path)
       const under = resource.folder && depth === 'infinity' ? key : undefined
       const taken = await repository.acquire(lock, { at: [key, ...ancestors], under }, (held) => held.some((other) =>
         (other.path === key || (ancestors.includes(other.path) && other.depth === 'infinity') || (under !== undefined && other.path.startsWith(under))) &&
         (other.scope === 'exclusive' || scope === 'exclusive')))
       if (!taken) throw new DavError(423, 'the resource is locked already', 'no-conflicting-lock')
-      return lock
+      return { ...lock, path: space.shown(key) }
     },
 
     /** The lock `token` given again its time: it must bear on `resource` (a member of a locked folder refreshes the folder's lock). */
@@ -85,7 +134,7 @@ export function createDavLocks (repository: DavLockRepository, now = () => new D
       const lock = (await bearingOn(userId, { ...resource, membership: false })).find((held) => held.token === token)
       if (!lock) throw new DavError(412, 'no lock with that token bears on this resource', 'lock-token-matches-request-uri')
       const expiresAt = new Date(now().getTime() + timeoutSeconds * 1000)
-      await repository.refresh(userId, token, timeoutSeconds, expiresAt)
+      await repository.refresh(lock.userId, token, timeoutSeconds, expiresAt)
       return { ...lock, timeoutSeconds, expiresAt }
     },
 
@@ -93,11 +142,15 @@ export function createDavLocks (repository: DavLockRepository, now = () => new D
     async unlock (userId: string, resource: Resource, token: string) {
       const lock = (await bearingOn(userId, { ...resource, membership: false })).find((held) => held.token === token)
       if (!lock) throw new DavError(409, 'no lock with that token bears on this resource', 'lock-token-matches-request-uri')
-      await repository.release(userId, token)
+      await repository.release(lock.userId, token)
     },
 
-    /** A resource gone (deleted, moved away): its locks with it. */
-    releaseAt: (userId: string, resource: Resource) => repository.releaseAt(userId, keyOf(resource)),
+    /** A resource gone (deleted, moved away): its locks with it. A mount left or renamed is no
+     *  change to its owner's files, whose locks stay. */
+    async releaseAt (userId: string, resource: Resource) {
+      const space = await spaceOf(userId, resource)
+      if (!space.mountItself) await repository.releaseAt(space.userId, keyOf(space.resource))
+    },
 
     sweep: () => repository.sweep()
   }
