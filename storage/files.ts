@@ -439,6 +439,57 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     }
   }
 
+  /**
+   * A listing without a delimiter at the top of a caller's tree: their own files and, as under any
+   * folder, what lies under their mounts (DESIGN §13), merged in key order, `limit` entries a page.
+   * Each source is listed from the page's start, for a page at most; a mount whose names all lie past
+   * the page's last so far is not asked.
+   */
+  async function withMountsBelow (userId: string, prefix: string, own: FilePage, limit: number, after?: string): Promise<FilePage> {
+    const received = (await mounts!.listed(userId)).filter((mount) => mount.name.startsWith(prefix))
+    if (received.length === 0) return own
+    const startAfter = after === undefined ? undefined : decodeContinuationToken(after)
+    type Listed = FilePage['files'][number] & { shared?: SharedMark }
+    // The page so far, in key order, `limit` entries at most; `more` once anything was left past it.
+    const entries: Array<{ name: string, file?: Listed }> = [...own.files.map((file) => ({ name: file.key, file })), ...(own.folders ?? []).map((name) => ({ name }))]
+    let more = own.isTruncated
+    const keep = () => {
+      entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+      if (entries.length > limit) {
+        entries.length = limit
+        more = true
+      }
+    }
+    keep()
+    for (const mount of received) {
+      const folder = mount.path.endsWith('/')
+      const shown = folder ? `${mount.name}/` : mount.name
+      if (entries.length === limit && shown > entries[limit - 1].name) {
+        more = true
+        continue
+      }
+      if (!folder) {
+        const file = startAfter === undefined || shown > startAfter ? await (await readsOf(mount.ownerId)).head(userPrefix(mount.ownerId) + mount.path) : undefined
+        if (file) entries.push({ name: shown, file: { key: shown, size: file.size, lastModified: file.lastModified.toISOString(), etag: file.etag, shared: sharedMark(mount) } })
+        keep()
+        continue
+      }
+      const inside = startAfter !== undefined && startAfter.startsWith(shown)
+      if (startAfter !== undefined && !inside && startAfter > shown) continue
+      const page = await listInKeyOrder(mount.ownerId, userPrefix(mount.ownerId) + mount.path, shown, '', { pageSize: limit, ...(inside ? { continuationToken: encodeContinuationToken(startAfter) } : {}) })
+      const shared = sharedMark(mount)
+      entries.push(...page.files.map((file) => ({ name: file.key, file: { ...file, shared } })), ...(page.folders ?? []).map((name) => ({ name })))
+      more ||= page.isTruncated
+      keep()
+    }
+    const folders = entries.flatMap(({ name, file }) => file ? [] : [name])
+    return {
+      files: entries.flatMap(({ file }) => file ? [file] : []),
+      ...(folders.length > 0 ? { folders } : {}),
+      ...(more && entries.length > 0 ? { isTruncated: true, continuationToken: encodeContinuationToken(entries.at(-1)!.name) } : { isTruncated: false })
+    }
+  }
+
   /** Whether each folder of `paths` exists, made on purpose or holding anything: one lookup by key in
    *  the index (while the user's names are being built, whether the store lists anything under each). */
   async function foldersExist (userId: string, paths: string[]): Promise<boolean[]> {
@@ -549,7 +600,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         const shared = sharedMark(mount)
         return { ...page, files: page.files.map((file) => ({ ...file, shared })) }
       }
-      if (!query.delimiter || !mounts || prefix.includes('/')) return page
+      if (!mounts || prefix.includes('/') || (!query.delimiter && sorted)) return page
+      if (!query.delimiter) return await withMountsBelow(userId, prefix, page, Math.min(query.pageSize ?? PAGE_SIZE, MAX_PAGE_SIZE), query.continuationToken)
       return await withMounts(userId, prefix, page, Math.min(query.pageSize ?? PAGE_SIZE, MAX_PAGE_SIZE), sorted ? { firstPage: query.continuationToken === undefined, descending: query.order === 'desc' } : { after: query.continuationToken })
     },
 

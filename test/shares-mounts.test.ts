@@ -255,6 +255,30 @@ t.test('in key order, mounts share the page with the caller\'s own entries: a pa
     } while (continuationToken && pages < 20)
     t.same(seen, ['a-shared/', 'b-own/', 'c-own.txt', 'c-shared/', 'd-own/', 'e-file.txt', 'e-shared/', 'f-own/', 'g-shared/'], `page size ${pageSize}: every entry once, in order`)
   }
+
+  // Without a delimiter, what lies under mounts is listed as under any folder, marked with its share,
+  // merged with the caller's own files in key order (the shared folders are folders made on purpose).
+  await put(ada, 'c-shared/deeper/z.txt')
+  for (const pageSize of [1, 2, 3, 100]) {
+    const seen: string[] = []
+    const marked: string[] = []
+    let continuationToken: string | undefined
+    let pages = 0
+    do {
+      const page = await files.list('bea', { pageSize, continuationToken })
+      const entries = [...page.files.map(({ key }) => key), ...page.folders ?? []]
+      t.ok(entries.length <= pageSize, `no delimiter, page size ${pageSize}: ${entries.length} entries`)
+      seen.push(...entries.sort())
+      marked.push(...page.files.filter((file) => 'shared' in file).map(({ key }) => key))
+      continuationToken = page.isTruncated ? page.continuationToken : undefined
+      pages++
+    } while (continuationToken && pages < 40)
+    t.same(seen, ['a-shared/', 'a-shared/y.txt', 'b-own/x.txt', 'c-own.txt', 'c-shared/', 'c-shared/deeper/z.txt', 'c-shared/y.txt', 'd-own/x.txt',
+      'e-file.txt', 'e-shared/', 'e-shared/y.txt', 'f-own/x.txt', 'g-shared/', 'g-shared/y.txt'], `no delimiter, page size ${pageSize}: every entry once, in order`)
+    t.same(marked, ['a-shared/y.txt', 'c-shared/deeper/z.txt', 'c-shared/y.txt', 'e-file.txt', 'e-shared/y.txt', 'g-shared/y.txt'], 'the shared ones marked')
+  }
+  const underOne = await app.inject({ url: '/api/files?prefix=c-', headers: bea })
+  t.same(underOne.json().files.map(({ key }: { key: string }) => key), ['c-own.txt', 'c-shared/deeper/z.txt', 'c-shared/y.txt'], 'a prefix at the top reaches into the mounts it begins')
 })
 
 for (const driver of ['fs', 's3'] as const) {
@@ -264,7 +288,7 @@ for (const driver of ['fs', 's3'] as const) {
     await share(ada, { path: 'docs', with: { userId: 'bea' }, role: 'viewer' })
     await share(ada, { path: 'docs', with: { userId: 'cai' }, role: 'editor' })
     const dav = async (headers: Headers, method: string, path: string, extra: { headers?: Headers, body?: string } = {}) => {
-      const { key } = await app.stowageKeys.create({ userId: headers === bea ? 'bea' : 'cai', orgId: 'acme' })
+      const { key } = await app.stowageKeys.create({ userId: headers === bea ? 'bea' : headers === cai ? 'cai' : 'ada', orgId: 'acme' })
       const basic = `Basic ${Buffer.from(`x:${key}`).toString('base64')}`
       return await app.inject({ method: method as 'GET', url: `/dav/${path}`, headers: { authorization: basic, ...extra.headers }, ...(extra.body === undefined ? {} : { payload: extra.body }) })
     }
@@ -322,17 +346,33 @@ for (const driver of ['fs', 's3'] as const) {
     await editor.send(new PutObjectCommand({ Bucket: 'docs', Key: 'by-s3.txt', Body: 'yes' }))
     t.equal(await read(ada, 'docs/by-s3.txt'), 'yes', 'an editor\'s PutObject is the owner\'s file')
 
+    // Locks bind across the mount's edge (DESIGN §13): the owner's binds the editor, the editor's the owner.
+    await put(ada, 'docs/by-ada.md', 'ada\'s')
+    const ownersLock = await dav(ada, 'LOCK', 'docs/by-ada.md', { body: lock })
+    t.equal(ownersLock.statusCode, 200, 'the owner locks a file she shares')
+    const bound = await dav(cai, 'PUT', 'docs/by-ada.md', { body: 'cai\'s' })
+    t.equal(bound.statusCode, 423, 'the owner\'s lock binds the editor')
+    t.match(bound.payload, /<D:href>\/dav\/docs\/by-ada\.md<\/D:href>/, 'named at the editor\'s path')
+    t.equal((await dav(ada, 'UNLOCK', 'docs/by-ada.md', { headers: { 'lock-token': ownersLock.headers['lock-token'] as string } })).statusCode, 204)
+    const held = await dav(cai, 'LOCK', 'docs/plan.md', { body: lock })
+    t.equal(held.statusCode, 200, 'an editor locks a file of the mount')
+    t.match(held.payload, /<D:lockroot><D:href>\/dav\/docs\/plan\.md<\/D:href><\/D:lockroot>/, 'rooted at her path')
+    t.equal((await dav(ada, 'PUT', 'docs/plan.md', { body: 'ada\'s change' })).statusCode, 423, 'the editor\'s lock binds the owner')
+    t.equal((await dav(ada, 'DELETE', 'docs/plan.md')).statusCode, 423)
+    t.equal(await read(ada, 'docs/plan.md'), 'the plan', 'nothing changed')
+    const token = held.headers['lock-token'] as string
+    t.equal((await dav(cai, 'PUT', 'docs/plan.md', { body: 'cai\'s plan', headers: { if: `(${token})` } })).statusCode, 204, 'the editor writes with her token')
+
     // The mount itself: WebDAV's MOVE renames it, DELETE (by an editor too) leaves it.
     const owners = await everything(ada)
     const moved = await dav(bea, 'MOVE', 'docs/', { headers: { destination: '/dav/From%20Ada/' } })
     t.ok(moved.statusCode === 201 || moved.statusCode === 204, `MOVE of the mount: ${moved.statusCode} ${moved.payload}`)
-    t.equal((await dav(bea, 'GET', 'From Ada/plan.md')).payload, 'the plan', 'renamed')
-    const held = await dav(cai, 'LOCK', 'docs/plan.md', { body: lock })
-    t.equal(held.statusCode, 200, 'an editor locks a file of the mount')
+    t.equal((await dav(bea, 'GET', 'From Ada/plan.md')).payload, 'cai\'s plan', 'renamed')
     t.equal((await dav(cai, 'DELETE', 'docs/')).statusCode, 204)
     t.same(await everything(ada), owners, 'the owner\'s files stay')
+    t.equal((await dav(ada, 'PUT', 'docs/plan.md', { body: 'the plan' })).statusCode, 204, 'the editor gone, her lock went with her mount: the owner writes again')
     t.equal((await dav(cai, 'MKCOL', 'docs')).statusCode, 201, 'docs is cai\'s own name again')
-    t.equal((await dav(cai, 'PUT', 'docs/plan.md', { body: 'her own' })).statusCode, 201, 'her lock there went with the mount: her own file is not locked by it')
+    t.equal((await dav(cai, 'PUT', 'docs/plan.md', { body: 'her own' })).statusCode, 201, 'her own file is not locked by the lock she took through the mount')
     t.same((await app.inject({ url: '/api/shares', headers: ada })).json().shares.map((s: { with: { userId: string } }) => s.with.userId), ['bea'], 'cai left; bea still has it')
   })
 }
