@@ -6,7 +6,7 @@ import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 import { waitFor } from './helpers/wait.js'
 import type { AddressInfo } from 'node:net'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCli } from '../cli/index.js'
@@ -377,24 +377,35 @@ for (const driver of ['fs', 's3'] as const) {
   })
 }
 
+/** A person's `stowage` command, signed in with an API key of theirs to the service at `url`: a
+ *  command run to its end (`cli`), or one that goes on until stopped (`running`: --watch). */
+async function cliOf (t: Test, app: Awaited<ReturnType<typeof buildTestApp>>['app'], url: string, userId: string) {
+  const home = await mkdtemp(join(tmpdir(), 'stowage-home-'))
+  t.teardown(() => rm(home, { recursive: true, force: true }))
+  const { key } = await app.stowageKeys.create({ userId, orgId: null })
+  const env = { HOME: home, XDG_CONFIG_HOME: '' }
+  const cli = async (...argv: string[]) => {
+    let stdout = ''
+    let stderr = ''
+    const code = await runCli(argv, { stdout: { write: (chunk) => { stdout += Buffer.from(chunk).toString() } }, stderr: { write: (text) => { stderr += text } }, env })
+    return { code, stdout, stderr }
+  }
+  const running = (...argv: string[]) => {
+    let stderr = ''
+    const stopping = new AbortController()
+    const code = runCli(argv, { stdout: { write: () => {} }, stderr: { write: (text) => { stderr += text } }, env, signal: stopping.signal })
+    return { stderr: () => stderr, stop: async () => { stopping.abort(); return await code } }
+  }
+  t.equal((await cli('login', '--url', url, '--api-key', key)).code, 0)
+  return { cli, running, home }
+}
+
 t.test('the CLI: stowage shares add, ls and rm; stowage shared, shared rename and shared leave', async (t) => {
   const { app, close } = await buildTestApp()
   t.teardown(close)
   await app.listen({ port: 0, host: '127.0.0.1' })
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
-  const as = async (userId: string) => {
-    const home = await mkdtemp(join(tmpdir(), 'stowage-home-'))
-    t.teardown(() => rm(home, { recursive: true, force: true }))
-    const { key } = await app.stowageKeys.create({ userId, orgId: null })
-    const cli = async (...argv: string[]) => {
-      let stdout = ''
-      let stderr = ''
-      const code = await runCli(argv, { stdout: { write: (chunk) => { stdout += Buffer.from(chunk).toString() } }, stderr: { write: (text) => { stderr += text } }, env: { HOME: home, XDG_CONFIG_HOME: '' } })
-      return { code, stdout, stderr }
-    }
-    t.equal((await cli('login', '--url', url, '--api-key', key)).code, 0)
-    return { cli, home }
-  }
+  const as = (userId: string) => cliOf(t, app, url, userId)
   const ada = await as('ada')
   const bea = await as('bea')
   t.equal((await bea.cli('ls')).code, 0, 'bea has signed in: she can be shared with')
@@ -429,4 +440,47 @@ t.test('the CLI: stowage shares add, ls and rm; stowage shared, shared rename an
   t.equal((await ada.cli('shares', 'rm', again.id)).code, 0)
   t.equal((await ada.cli('shares', 'ls')).stdout, '')
   t.not((await ada.cli('shares', 'rm', again.id)).code, 0, 'ended once')
+})
+
+t.test('a grantee\'s sync --watch of the top of her tree follows a mount coming and going: its files come down, hers go up to the owner, and when it ends nothing more arrives and nothing here is lost', async (t) => {
+  const { app, close } = await buildTestApp()
+  t.teardown(close)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  const ada = await cliOf(t, app, url, 'ada')
+  const bea = await cliOf(t, app, url, 'bea')
+  const put = async (who: typeof ada, path: string, text: string) => {
+    const local = join(who.home, 'upload.txt')
+    await writeFile(local, text)
+    t.equal((await who.cli('put', local, path)).code, 0, `put ${path}`)
+  }
+  const here = join(bea.home, 'here')
+  const contents = (path: string) => readFile(join(here, path), 'utf8').catch(() => undefined)
+  await put(bea, 'own.txt', 'mine')
+  await put(ada, 'docs/plan.md', 'the plan')
+  await mkdir(here)
+  const watch = bea.running('sync', here, '/', '--watch')
+  t.teardown(() => watch.stop())
+  await waitFor(async () => await contents('own.txt') === 'mine', { what: 'the first sync' })
+
+  const added = JSON.parse((await ada.cli('shares', 'add', 'docs', '--with', 'bea', '--role', 'editor', '--json')).stdout) as { id: string }
+  await waitFor(async () => await contents('docs/plan.md') === 'the plan', { what: 'the mount come: its files fetched' })
+  await put(ada, 'docs/later.md', 'later')
+  await waitFor(async () => await contents('docs/later.md') === 'later', { what: 'the owner\'s change there fetched' })
+  await writeFile(join(here, 'docs', 'from-bea.md'), 'by bea')
+  await waitFor(async () => (await ada.cli('get', 'docs/from-bea.md')).stdout === 'by bea', { what: 'her file sent to the owner\'s folder' })
+
+  t.equal((await ada.cli('shares', 'rm', added.id)).code, 0)
+  await put(ada, 'docs/after.md', 'after the end')
+  // Her own change after the end: once it is here, the watch has heard everything before it.
+  await put(bea, 'signal.txt', 'heard')
+  await waitFor(async () => await contents('signal.txt') === 'heard', { what: 'a change after the mount went' })
+  t.equal(await contents('docs/after.md'), undefined, 'nothing of the owner\'s arrives once the share has ended')
+  t.equal(await contents('docs/plan.md'), 'the plan', 'what was fetched stays here (no --delete)')
+  t.equal((await ada.cli('get', 'docs/plan.md')).stdout, 'the plan', 'and the owner\'s files are hers, untouched')
+  t.equal((await ada.cli('get', 'docs/after.md')).stdout, 'after the end')
+  // Without --delete a watch deletes nothing here, and sends what it has that the server lacks: the
+  // copies she had become her own files, beside nothing of the owner's (docs/ is her name again).
+  await waitFor(async () => (await bea.cli('get', 'docs/plan.md')).stdout === 'the plan', { what: 'her copies sent as her own' })
+  t.equal(await watch.stop(), 0, watch.stderr())
 })
