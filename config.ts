@@ -2,7 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { isIP } from 'node:net'
 import {
-  DEFAULT_BCRYPT_COST, DEFAULT_BUCKET, DEFAULT_KEY_PREFIX, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION,
+  DEFAULT_BCRYPT_COST, DEFAULT_BUCKET, DEFAULT_KEY_PREFIX, DEFAULT_OIDC_SCOPE, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_UPLOAD_BYTES, DEFAULT_REGION,
   DEFAULT_LINK_MAX_SECONDS, DEFAULT_STORAGE_DIR, DEFAULT_STORAGE_ROOT, DEFAULT_TRASH_RETENTION_DAYS, DEFAULT_UPLOAD_EXPIRY_SECONDS, DEFAULT_VERSION_RETENTION_DAYS, DEFAULT_CHANGES_RETENTION_DAYS, DEFAULT_UPLOAD_MEMORY_BYTES, DEFAULT_IMAGE_CACHE_BYTES, DEFAULT_IMAGE_CONCURRENCY, DEFAULT_IMAGE_MAX_PIXELS, LARGEST_MAX_FILE_BYTES, LARGEST_MAX_UPLOAD_BYTES, s3UploadBufferBytes
 } from './defaults.js'
 
@@ -56,7 +56,7 @@ export const ConfigSchema = Type.Object({
   OIDC_TOKEN_URL: Optional(Url('token endpoint of the identity provider')),
   OIDC_CLIENT_ID: Optional(Type.String({ minLength: 1, description: 'a client id' })),
   OIDC_CLIENT_SECRET: Optional(Type.String({ minLength: 1, description: 'a client secret' })),
-  OIDC_SCOPE: Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+( [\\x21\\x23-\\x5b\\x5d-\\x7e]+)*$', default: 'openid offline_access', description: 'scopes separated by spaces' }),
+  OIDC_SCOPE: Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+( [\\x21\\x23-\\x5b\\x5d-\\x7e]+)*$', default: DEFAULT_OIDC_SCOPE, description: 'scopes separated by spaces' }),
   STS_ENDPOINT: Url('STS endpoint', { default: 'https://sts.amazonaws.com' }),
   STS_REGION: Type.String({ pattern: '^[a-z0-9-]+$', default: DEFAULT_REGION, description: 'a region name such as us-east-1' }),
   CREDENTIALS_ROLE_ARN: Optional(Type.String({ pattern: '^arn:aws[a-z-]*:iam::\\d{12}:role/.+$', description: 'an IAM role ARN, arn:aws:iam::<12 digits>:role/<name>' })),

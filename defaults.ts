@@ -26,6 +26,10 @@ export const DEFAULT_CHANGES_RETENTION_DAYS = 30
 export const DEFAULT_LINK_MAX_SECONDS = 7 * 86_400
 export const DEFAULT_UPLOAD_MEMORY_BYTES = 256 * 1024 * 1024
 export const DEFAULT_KEY_PREFIX = 'stow'
+/** What clients ask the identity provider for when they sign in: `email` and `profile` put the
+ *  person's email and name in their tokens, by which colleagues find them to share with (DESIGN §13);
+ *  `offline_access` is what makes Auth0 and Cognito issue a refresh token. */
+export const DEFAULT_OIDC_SCOPE = 'openid email profile offline_access'
 /** Derived images kept for every instance together. */
 export const DEFAULT_IMAGE_CACHE_BYTES = 1024 * 1024 * 1024
 /** The largest image decoded for a transform, read from its header first (DESIGN §14). */

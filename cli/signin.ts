@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { postJson, RequestFailed, type CliIo } from './io.js'
 import type { TokenAnswer } from './session.js'
+import { DEFAULT_OIDC_SCOPE } from '../defaults.js'
 
 const DEFAULT_TIMEOUT_SECONDS = 300
 
@@ -24,7 +25,7 @@ async function authorizationServer (base: string) {
   const discovery = await fetch(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`).then((r) => r.json() as Promise<{ authorization_endpoint?: string }>)
     .catch((error: Error) => { throw new RequestFailed(`cannot reach the identity provider ${issuer} (${error.message})`) })
   if (!discovery.authorization_endpoint) throw new RequestFailed(`the identity provider ${issuer} has no authorization endpoint`)
-  return { issuer, clientId: resource.client_id, scope: (resource.scopes_supported ?? ['openid', 'offline_access']).join(' '), authorizationEndpoint: discovery.authorization_endpoint }
+  return { issuer, clientId: resource.client_id, scope: resource.scopes_supported?.join(' ') ?? DEFAULT_OIDC_SCOPE, authorizationEndpoint: discovery.authorization_endpoint }
 }
 
 /** The system's browser, when there is one to open: $BROWSER, else the platform's opener on a desktop. */

@@ -1,6 +1,6 @@
 import type { Algorithm } from 'fast-jwt'
 import type { OrganizationRepository } from '../db/organizations.js'
-import { DEFAULT_REGION } from '../defaults.js'
+import { DEFAULT_OIDC_SCOPE, DEFAULT_REGION } from '../defaults.js'
 import { createAwsCallerVerifier, type AwsCallerVerifier } from './aws-caller.js'
 import { createDiscovery } from './discovery.js'
 import { createFailureLog, type Logger, type ObserveCall } from './http.js'
@@ -95,7 +95,7 @@ export function createIdentityService (options: IdentityOptions, { organizations
   const awsCaller = options.awsAuthServerId
     ? createAwsCallerVerifier({ stsEndpoint, serverId: options.awsAuthServerId, organizations, timeoutMs: options.upstreamTimeoutMs, onUpstreamFailure, observeCall, stsConcurrency: options.stsConcurrency })
     : undefined
-  const scope = options.scope ?? 'openid offline_access'
+  const scope = options.scope ?? DEFAULT_OIDC_SCOPE
   const signIn = createSignIn({ provider, refresher, publicUrl: options.publicUrl, scope })
   if (!issuer) return { refresher, signIn, awsCaller }
   const jwksUrl = async () => options.jwksUrl ?? discovered('jwks_uri')

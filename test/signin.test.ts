@@ -3,6 +3,7 @@ import t, { type Test } from 'tap'
 import { createHash, randomBytes } from 'node:crypto'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { OIDC_AUDIENCE, OIDC_CLIENT, startOidcProvider } from './helpers/oidc.js'
+import { DEFAULT_OIDC_SCOPE } from '../defaults.js'
 import { startService } from './helpers/service.js'
 import { startSts } from './helpers/sts.js'
 import { captureLogs, waitFor } from './helpers/wait.js'
@@ -26,12 +27,12 @@ async function serve (t: Test, env: Record<string, string | undefined> = {}) {
 }
 
 /** What a client does before it asks the service: a PKCE pair, the authorization URL, the person's sign-in. */
-async function authorize (login: string, { method = 'S256', redirectUri = REDIRECT } = {}) {
+async function authorize (login: string, { method = 'S256', redirectUri = REDIRECT, scope = 'openid offline_access' } = {}) {
   const codeVerifier = randomBytes(32).toString('base64url')
   const challenge = method === 'S256' ? createHash('sha256').update(codeVerifier).digest('base64url') : codeVerifier
   const url = new URL(`${idp.issuer}/auth`)
   for (const [name, value] of Object.entries({
-    client_id: OIDC_CLIENT.id, response_type: 'code', scope: 'openid offline_access', prompt: 'consent',
+    client_id: OIDC_CLIENT.id, response_type: 'code', scope, prompt: 'consent',
     redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: method, state: 'some-state'
   })) url.searchParams.set(name, value)
   const landed = new URL(await idp.signIn(url.toString(), login))
@@ -48,7 +49,7 @@ t.test('the protected resource metadata names the provider and the client; every
     resource: 'https://files.example.com',
     authorization_servers: [idp.issuer],
     bearer_methods_supported: ['header'],
-    scopes_supported: ['openid', 'offline_access'],
+    scopes_supported: ['openid', 'email', 'profile', 'offline_access'],
     client_id: OIDC_CLIENT.id
   })
   const refused = await app.inject({ url: '/api/files' })
@@ -129,6 +130,27 @@ t.test('with JWT_AUDIENCE unset, an ID token (issued to the service\'s client) i
   t.equal((await credentials(tokens.accessToken)).statusCode, 200)
   t.equal(JSON.parse(Buffer.from(tokens.idToken.split('.')[1], 'base64url').toString()).aud, OIDC_CLIENT.id)
   t.equal((await credentials(tokens.idToken)).statusCode, 401)
+})
+
+t.test('a person signed in through the provider is known by the email and name her access token carries (the email and profile scopes); a colleague finds her and shares with her by email', async (t) => {
+  const { post, app } = await serve(t)
+  const signedIn = async (login: string, scope = DEFAULT_OIDC_SCOPE) => {
+    const tokens = await post('/api/auth/token', await authorize(login, { scope }))
+    t.equal(tokens.statusCode, 200, `${login} signed in`)
+    return bearer(tokens.json().accessToken)
+  }
+  const ada = await signedIn('acme-ada')
+  const bea = await signedIn('acme-bea')
+  t.same((await app.inject({ url: '/api/me', headers: bea })).json(), { userId: 'acme-bea', orgId: 'acme', email: 'acme-bea@example.test', name: 'Acme Bea' })
+  t.same((await app.inject({ url: '/api/people?q=acme%20b', headers: ada })).json().people, [{ userId: 'acme-bea', email: 'acme-bea@example.test', name: 'Acme Bea' }], 'found by the start of her name')
+  t.equal((await app.inject({ method: 'PUT', url: '/api/raw/plan.md', headers: ada, payload: 'the plan' })).statusCode, 200)
+  const shared = await app.inject({ method: 'POST', url: '/api/shares', headers: ada, payload: { path: 'plan.md', with: { email: 'ACME-BEA@example.test' }, role: 'viewer' } })
+  t.equal(shared.statusCode, 201, shared.payload)
+  t.same(shared.json().with, { userId: 'acme-bea', email: 'acme-bea@example.test', name: 'Acme Bea' })
+  t.equal((await app.inject({ url: '/api/raw/plan.md', headers: bea })).body, 'the plan', 'she reads it through her mount')
+  // Without those scopes the token names nobody: the person is known by her id alone.
+  const cai = await signedIn('acme-cai', 'openid offline_access')
+  t.same((await app.inject({ url: '/api/me', headers: cai })).json(), { userId: 'acme-cai', orgId: 'acme' })
 })
 
 t.test('the device grant: pending, approved; denied; expired', async (t) => {

@@ -38,9 +38,18 @@ export async function startOidcProvider ({ accessTokenTtl = 60, deviceCodeTtl = 
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic'
     }],
-    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub, ...(sub.startsWith('acme-') ? { org_id: 'acme' } : {}) }) }),
-    claims: { openid: ['sub', 'org_id'] },
-    scopes: ['openid', 'offline_access'],
+    findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => accountClaims(sub) }),
+    claims: { openid: ['sub', 'org_id'], email: ['email'], profile: ['name'] },
+    scopes: ['openid', 'email', 'profile', 'offline_access'],
+    // Stowage reads a person from the access token: their organization (always), and their email and
+    // name when the email and profile scopes grant them (as Keycloak's mappers, Auth0's actions and
+    // Entra ID's optional claims put them there).
+    extraTokenClaims: async (_ctx, token) => {
+      if (token.kind !== 'AccessToken' || !token.accountId) return undefined
+      const scopes = new Set(String(token.scope ?? '').split(' '))
+      const { email, name, org_id: orgId } = accountClaims(token.accountId)
+      return { ...(orgId ? { org_id: orgId } : {}), ...(scopes.has('email') ? { email } : {}), ...(scopes.has('profile') ? { name } : {}) }
+    },
     features: {
       devInteractions: { enabled: true },
       deviceFlow: { enabled: true },
@@ -49,7 +58,7 @@ export async function startOidcProvider ({ accessTokenTtl = 60, deviceCodeTtl = 
         enabled: true,
         defaultResource: () => OIDC_AUDIENCE,
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({ scope: 'openid offline_access', audience: OIDC_AUDIENCE, accessTokenFormat: 'jwt', accessTokenTTL: accessTokenTtl, jwt: { sign: { alg: 'RS256' } } })
+        getResourceServerInfo: () => ({ scope: 'openid email profile offline_access', audience: OIDC_AUDIENCE, accessTokenFormat: 'jwt', accessTokenTTL: accessTokenTtl, jwt: { sign: { alg: 'RS256' } } })
       }
     },
     pkce: { required: () => true },
@@ -77,6 +86,13 @@ export async function startOidcProvider ({ accessTokenTtl = 60, deviceCodeTtl = 
     approveDevice: (verificationUri: string, userCode: string, login: string, approve = true) => driveDevice(verificationUri, userCode, login, approve),
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()) })
   }
+}
+
+/** A test account's claims: `acme-…` logins are of the organization acme; each has an email and a
+ *  name made from its login (`acme-ada`: acme-ada@example.test, "Acme Ada"). */
+function accountClaims (sub: string) {
+  const name = sub.split('-').map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(' ')
+  return { sub, email: `${sub}@example.test`, name, ...(sub.startsWith('acme-') ? { org_id: 'acme' } : {}) }
 }
 
 /** The provider's records in memory, each gone once it expires, as a database adapter's TTL drops them. */
