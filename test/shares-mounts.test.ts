@@ -361,6 +361,10 @@ for (const driver of ['fs', 's3'] as const) {
     t.equal((await dav(ada, 'DELETE', 'docs/plan.md')).statusCode, 423)
     t.equal(await read(ada, 'docs/plan.md'), 'the plan', 'nothing changed')
     const token = held.headers['lock-token'] as string
+    // Her token (which lockdiscovery shows the owner) is no key for anyone else.
+    t.equal((await dav(ada, 'PUT', 'docs/plan.md', { body: 'ada\'s change', headers: { if: `(${token})` } })).statusCode, 423, 'the owner cannot write under the editor\'s token')
+    t.equal((await dav(ada, 'UNLOCK', 'docs/plan.md', { headers: { 'lock-token': token } })).statusCode, 403, 'nor remove her lock')
+    t.equal((await dav(ada, 'LOCK', 'docs/plan.md', { headers: { if: `(${token})` } })).statusCode, 403, 'nor refresh it')
     t.equal((await dav(cai, 'PUT', 'docs/plan.md', { body: 'cai\'s plan', headers: { if: `(${token})` } })).statusCode, 204, 'the editor writes with her token')
 
     // The mount itself: WebDAV's MOVE renames it, DELETE (by an editor too) leaves it.

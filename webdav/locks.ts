@@ -100,13 +100,26 @@ export function createDavLocks (repository: DavLockRepository, spaceOf: LockSpac
       .map((lock) => ({ ...lock, path: space.shown(lock.path) }))
   }
 
+  /** The lock `token` bearing on `resource`, when the caller took it: a lock taken through a share
+   *  is seen by the owner and the other grantees, and its token (in lockdiscovery) is no key for them. */
+  async function ownLock (userId: string, resource: Resource, token: string, missing: () => DavError) {
+    const lock = (await bearingOn(userId, { ...resource, membership: false })).find((held) => held.token === token)
+    if (!lock) throw missing()
+    if (lock.takenBy !== userId) throw new DavError(403, 'that lock is someone else\'s: only who took it can refresh or remove it')
+    return lock
+  }
+
+  /** Whether the caller may write under `lock`: they submitted its token, and it is theirs. */
+  const holds = (userId: string, lock: DavLock, submitted: Set<string>) => submitted.has(lock.token) && lock.takenBy === userId
+
   return {
     bearingOn,
+    holds,
 
-    /** 423 unless every lock bearing on each of `writes` has its token among `submitted`. */
+    /** 423 unless every lock bearing on each of `writes` is the caller's, its token among `submitted`. */
     async checkUnlocked (userId: string, writes: Write[], submitted: Set<string>) {
       for (const write of writes) {
-        const missing = (await bearingOn(userId, write)).filter((lock) => !submitted.has(lock.token))
+        const missing = (await bearingOn(userId, write)).filter((lock) => !holds(userId, lock, submitted))
         if (missing.length > 0) throw locked([...new Set(missing.map((lock) => hrefOfKey(lock.path)))])
       }
     },
@@ -131,8 +144,7 @@ export function createDavLocks (repository: DavLockRepository, spaceOf: LockSpac
 
     /** The lock `token` given again its time: it must bear on `resource` (a member of a locked folder refreshes the folder's lock). */
     async refresh (userId: string, resource: Resource, token: string, timeoutSeconds: number): Promise<DavLock> {
-      const lock = (await bearingOn(userId, { ...resource, membership: false })).find((held) => held.token === token)
-      if (!lock) throw new DavError(412, 'no lock with that token bears on this resource', 'lock-token-matches-request-uri')
+      const lock = await ownLock(userId, resource, token, () => new DavError(412, 'no lock with that token bears on this resource', 'lock-token-matches-request-uri'))
       const expiresAt = new Date(now().getTime() + timeoutSeconds * 1000)
       await repository.refresh(lock.userId, token, timeoutSeconds, expiresAt)
       return { ...lock, timeoutSeconds, expiresAt }
@@ -140,8 +152,7 @@ export function createDavLocks (repository: DavLockRepository, spaceOf: LockSpac
 
     /** Removes the lock `token`, which must bear on `resource` (409 otherwise). */
     async unlock (userId: string, resource: Resource, token: string) {
-      const lock = (await bearingOn(userId, { ...resource, membership: false })).find((held) => held.token === token)
-      if (!lock) throw new DavError(409, 'no lock with that token bears on this resource', 'lock-token-matches-request-uri')
+      const lock = await ownLock(userId, resource, token, () => new DavError(409, 'no lock with that token bears on this resource', 'lock-token-matches-request-uri'))
       await repository.release(lock.userId, token)
     },
 

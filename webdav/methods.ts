@@ -280,7 +280,7 @@ export function davMethods (services: DavServices) {
     // (RFC 4918 §9.6.1), and the rest goes.
     const folder = keyOf(found.entry)
     const submitted = await submittedBy(services, request)
-    const missing = (await locks.bearingOn(userId, { ...found.entry, membership: true })).filter((lock) => !submitted.has(lock.token))
+    const missing = (await locks.bearingOn(userId, { ...found.entry, membership: true })).filter((lock) => !locks.holds(userId, lock, submitted))
     const onFolder = missing.filter((lock) => lock.path === folder || !lock.path.startsWith(folder))
     if (onFolder.length > 0) await locks.checkUnlocked(userId, [{ ...found.entry, membership: true }], submitted)
     // A locked file, anything in a locked folder, and the folders that hold either.
