@@ -609,19 +609,29 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     async search (userId: string, { q, prefix = '', sort = 'name', continuationToken }: { q: string, prefix?: string, sort?: 'name' | 'newest', continuationToken?: string }): Promise<FilePage> {
       if ([...q].length < 2) throw new BadRequestError('q must be at least 2 characters: the text to look for in your files\' paths')
       if (!names) throw new BadRequestError('search needs the index of names, which this service has not')
-      const base = userPrefix(userId)
-      const root = base + checkPrefix(prefix)
+      const checked = checkPrefix(prefix)
+      // Under a mount: the owner's folder, searched in the owner's index and shown under the mount's name.
+      const within = checked.includes('/') ? await placeOf(reader(userId), checked.slice(0, checked.indexOf('/')), 'read') : undefined
+      const mount = within?.mount
+      if (mount && !mount.path.endsWith('/')) return { files: [], isTruncated: false }
+      const base = mount ? userPrefix(mount.ownerId) + mount.path : userPrefix(userId)
+      const shown = mount ? `${mount.name}/` : ''
+      const inCallers = (key: string) => {
+        if (!key.startsWith(shown)) throw new BadRequestError('continuationToken is not one this service issued for this search')
+        return base + key.slice(shown.length)
+      }
+      const root = base + checked.slice(shown.length)
       const newest = sort === 'newest'
       let after: { value?: string, key: string } | undefined
       if (continuationToken !== undefined && newest) {
         const ended = decodeSortedToken(continuationToken, 'lastModified', 'desc')
         if (!('key' in ended)) throw new BadRequestError('continuationToken is not one this service issued for this sort and order')
-        after = { value: ended.value, key: base + checkFilePath(ended.key) }
-      } else if (continuationToken !== undefined) after = { key: base + decodeContinuationToken(continuationToken) }
-      const found = await names.search(userId, root, q, PAGE_SIZE, { newest, after })
-      const files = found.files.map(listedUnder(base))
+        after = { value: ended.value, key: inCallers(checkFilePath(ended.key)) }
+      } else if (continuationToken !== undefined) after = { key: inCallers(decodeContinuationToken(continuationToken)) }
+      const found = await names.search(mount?.ownerId ?? userId, root, q, PAGE_SIZE, { newest, after })
+      const files = found.files.map(listedUnder(base, shown, mount && sharedMark(mount)))
       if (!found.next) return { files, isTruncated: false }
-      const next = { value: found.next.value, key: found.next.key.slice(base.length) }
+      const next = { value: found.next.value, key: shown + found.next.key.slice(base.length) }
       return { files, isTruncated: true, continuationToken: newest ? encodeSortedToken('lastModified', 'desc', next) : encodeContinuationToken(next.key) }
     },
 

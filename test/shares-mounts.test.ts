@@ -89,6 +89,14 @@ for (const driver of ['fs', 's3'] as const) {
     const zip = await app.inject({ url: '/api/archive?prefix=docs%20(2)/', headers: bea })
     t.equal(zip.statusCode, 200)
     t.ok(zip.rawPayload.includes(Buffer.from('plan.md')), 'zipped')
+    // A search inside the mount is the owner's folder's, shown at the mount's paths.
+    await put(ada, 'docs/sub/plan-b.md')
+    const found = (await app.inject({ url: '/api/search?q=PLAN&prefix=docs%20(2)/', headers: bea })).json()
+    t.match(found.files, [{ key: 'docs (2)/plan.md', shared: { id, role: 'viewer', owner: 'ada' } }, { key: 'docs (2)/sub/plan-b.md' }], 'searched in the owner\'s folder')
+    t.equal(found.files.length, 2)
+    t.same((await app.inject({ url: '/api/search?q=mine&prefix=docs%20(2)/', headers: bea })).json().files, [], 'her own docs/ is not searched there')
+    const foundMine = (await app.inject({ url: '/api/search?q=mine&prefix=docs/', headers: bea })).json().files
+    t.match(foundMine, [{ key: 'docs/mine.txt' }], 'nor the mount in her own')
     t.same(await everything(dan), [], 'a stranger sees nothing of it')
     t.equal(await read(dan, 'docs (2)/plan.md'), 404)
 
