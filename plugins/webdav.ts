@@ -50,9 +50,10 @@ export const webdavRoutes: FastifyPluginAsync<WebdavRoutesOptions> = async (app,
     return errorHandler(error as Parameters<typeof errorHandler>[0], request, reply)
   })
 
-  const locks = createDavLocks(createDavLockRepository(db), lockSpaces(files.place))
+  const spaceOf = lockSpaces(files.place)
+  const locks = createDavLocks(createDavLockRepository(db), spaceOf)
   sweepEvery(app, { everyMs: 600_000, what: 'expired WebDAV locks', sweep: locks.sweep })
-  const methods = davMethods({ files, locks, properties: createDeadPropertyRepository(db), quotas, shares, uploadMemory, maxPropertyBytes: MAX_PROPERTY_BYTES })
+  const methods = davMethods({ files, locks, spaceOf, properties: createDeadPropertyRepository(db), quotas, shares, uploadMemory, maxPropertyBytes: MAX_PROPERTY_BYTES })
   const handlers: Record<string, (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>> = {
     GET: methods.get, HEAD: methods.get, PUT: methods.put, DELETE: methods.delete, PROPFIND: methods.propfind, PROPPATCH: methods.proppatch,
     MKCOL: methods.mkcol, COPY: methods.copy, MOVE: methods.move, LOCK: methods.lock, UNLOCK: methods.unlock

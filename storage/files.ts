@@ -600,7 +600,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         const shared = sharedMark(mount)
         return { ...page, files: page.files.map((file) => ({ ...file, shared })) }
       }
-      if (!mounts || prefix.includes('/') || (!query.delimiter && sorted)) return page
+      if (!mounts || prefix.includes('/')) return page
       if (!query.delimiter) return await withMountsBelow(userId, prefix, page, Math.min(query.pageSize ?? PAGE_SIZE, MAX_PAGE_SIZE), query.continuationToken)
       return await withMounts(userId, prefix, page, Math.min(query.pageSize ?? PAGE_SIZE, MAX_PAGE_SIZE), sorted ? { firstPage: query.continuationToken === undefined, descending: query.order === 'desc' } : { after: query.continuationToken })
     },

@@ -334,6 +334,13 @@ for (const driver of ['fs', 's3'] as const) {
     t.same(await everything(ada), before, 'nothing changed at the owner\'s')
     t.equal((await dav(cai, 'PUT', 'docs/from-cai.txt', { body: 'by webdav' })).statusCode, 201, 'an editor\'s PUT')
     t.equal(await read(ada, 'docs/from-cai.txt'), 'by webdav', 'is the owner\'s file')
+    // Dead properties an editor sets are the owner's file's: the owner sees them, and they are copied with it.
+    t.match((await dav(cai, 'PROPPATCH', 'docs/from-cai.txt', { body: proppatch })).payload, /HTTP\/1\.1 200/, 'an editor\'s PROPPATCH')
+    const colorAsked = '<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:Z="urn:x"><D:prop><Z:color/></D:prop></D:propfind>'
+    t.match((await dav(ada, 'PROPFIND', 'docs/from-cai.txt', { headers: { depth: '0' }, body: colorAsked })).payload, />red</, 'the owner sees it')
+    t.equal((await dav(cai, 'COPY', 'docs/from-cai.txt', { headers: { destination: '/dav/docs/copied-by-cai.txt' } })).statusCode, 201)
+    t.match((await dav(ada, 'PROPFIND', 'docs/copied-by-cai.txt', { headers: { depth: '0' }, body: colorAsked })).payload, />red</, 'and on the copy')
+    t.match((await dav(cai, 'PROPFIND', 'docs/', { headers: { depth: '1' }, body: colorAsked })).payload, /copied-by-cai\.txt<\/D:href><D:propstat><D:prop><[^>]*color[^>]*>red</, 'the editor sees it in the folder\'s listing')
 
     await app.listen({ port: 0, host: '127.0.0.1' })
     const endpoint = await app.s3Endpoint!.listen({ port: 0, host: '127.0.0.1' })

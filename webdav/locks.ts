@@ -41,9 +41,9 @@ export interface Write extends Resource {
 }
 
 /**
- * Where a caller's resource is locked: among their own files, or, through a mount, among its
- * owner's (DESIGN §13: while it lasts, an editor's lock binds the owner too, and the owner's binds
- * every grantee).
+ * Where WebDAV keeps a caller's resource's locks and dead properties: among their own files, or,
+ * through a mount, among its owner's (DESIGN §13: while it lasts, an editor's lock binds the owner
+ * too, and the owner's binds every grantee; what an editor sets, the owner sees).
  */
 export interface LockSpace {
   userId: string
@@ -55,11 +55,13 @@ export interface LockSpace {
   mountItself: boolean
   /** A lock's path in the space, as the caller names it (a lock above the mount: the mount). */
   shown: (path: string) => string
+  /** A key of the caller's at or under the same mount (a folder's listing), as the space keys it. */
+  inSpace: (key: string) => string
 }
 
 export type LockSpaceOf = (userId: string, resource: Resource) => Promise<LockSpace>
 
-const ownSpace = (userId: string, resource: Resource): LockSpace => ({ userId, resource, mountItself: false, shown: (path) => path })
+const ownSpace = (userId: string, resource: Resource): LockSpace => ({ userId, resource, mountItself: false, shown: (path) => path, inSpace: (key) => key })
 
 /** The lock space of a caller's resource, by the resolver that decides where every path leads. */
 export function lockSpaces (place: FileService['place']): LockSpaceOf {
@@ -73,7 +75,8 @@ export function lockSpaces (place: FileService['place']): LockSpaceOf {
       resource: { path, folder: resource.folder },
       shareId: mount.shareId,
       mountItself: !resource.path.includes('/'),
-      shown: (held) => folderMount && held.startsWith(mount.path) ? `${mount.name}/${held.slice(mount.path.length)}` : folderMount ? `${mount.name}/` : mount.name
+      shown: (held) => folderMount && held.startsWith(mount.path) ? `${mount.name}/${held.slice(mount.path.length)}` : folderMount ? `${mount.name}/` : mount.name,
+      inSpace: (key) => folderMount && key.startsWith(`${mount.name}/`) ? mount.path + key.slice(mount.name.length + 1) : key === mount.name ? mount.path : key
     }
   }
 }

@@ -14,7 +14,7 @@ import { deleteFolder, transferFolder } from '../storage/folders.js'
 import type { Quotas } from '../storage/quotas.js'
 import { DavError, preconditionFailed } from './errors.js'
 import { ifHolds, parseIf, submittedTokens, type ResourceState } from './if-header.js'
-import { keyOf, lockTokenOf, timeoutOf, type DavLocks, type Resource, type Write } from './locks.js'
+import { keyOf, lockTokenOf, timeoutOf, type DavLocks, type LockSpaceOf, type Resource, type Write } from './locks.js'
 import { destinationOf, hrefOf, hrefOfKey, targetOf, type Target } from './paths.js'
 import { activeLockXml, asksShareRole, contentOf, isLive, nameOf, propertiesNamed, propfindRequestOf, propstats, responseXml, type Entry, type PropfindRequest } from './properties.js'
 import { bodyText, childElements, DAV, davChild, davDocument, davRoot, elementXml, escapeXml, XML_DECLARATION } from './xml.js'
@@ -23,6 +23,8 @@ import { bodyText, childElements, DAV, davChild, davDocument, davRoot, elementXm
 export interface DavServices {
   files: FileService
   locks: DavLocks
+  /** Where a resource's locks and dead properties are kept: through a mount, among its owner's files. */
+  spaceOf: LockSpaceOf
   properties: DeadPropertyRepository
   quotas: Quotas
   /** A folder moved takes its shares along. */
@@ -106,7 +108,21 @@ async function submittedBy ({ files, locks }: DavServices, request: FastifyReque
 }
 
 export function davMethods (services: DavServices) {
-  const { files, locks, properties, quotas, shares } = services
+  const { files, locks, spaceOf, properties, quotas, shares } = services
+
+  /** The dead properties of a folder gone, and of all under it (a file's go by the journal); a mount
+   *  left leaves its owner's alone. */
+  async function dropProperties (userId: string, resource: Resource) {
+    const space = await spaceOf(userId, resource)
+    if (!space.mountItself) await properties.remove(space.userId, keyOf(space.resource))
+  }
+
+  /** The places of a copy's or move's source and destination among the properties: in one owner's
+   *  files they are copied or moved along; across a mount's edge they do not follow (`undefined`). */
+  async function propertyRoute (userId: string, from: Resource, to: Resource) {
+    const [source, target] = await Promise.all([spaceOf(userId, from), spaceOf(userId, to)])
+    return source.userId === target.userId ? { userId: source.userId, from: keyOf(source.resource), to: keyOf(target.resource) } : undefined
+  }
 
   async function propfind (request: FastifyRequest, reply: FastifyReply) {
     const target = targetOf(request.url)
@@ -125,7 +141,12 @@ export function davMethods (services: DavServices) {
     const held = await locks.bearingOn(userId, { ...resourceOf(found, target), membership: false })
     const onEntry = (entry: Entry) => held.filter((lock) => lock.path === keyOf(entry) || (lock.depth === 'infinity' && keyOf(entry).startsWith(lock.path)))
     const wantsDead = asked.kind !== 'prop' || asked.names.some((name) => !isLive(name))
-    const deadOf = async (paths: string[]) => wantsDead ? await properties.listEach(userId, paths) : new Map<string, DeadProperty[]>()
+    const space = wantsDead ? await spaceOf(userId, resourceOf(found, target)) : undefined
+    const deadOf = async (paths: string[]) => {
+      if (!space) return new Map<string, DeadProperty[]>()
+      const held = await properties.listEach(space.userId, paths.map(space.inSpace))
+      return new Map(paths.map((path) => [path, held.get(space.inSpace(path)) ?? []]))
+    }
     const wantsDates = asked.kind !== 'prop' || asked.names.some((name) => name.namespace === DAV && (name.name === 'getlastmodified' || name.name === 'creationdate'))
     const datesOf = async (folders: string[]) => wantsDates ? await files.folderDates(userId, folders) : []
 
@@ -193,7 +214,8 @@ export function davMethods (services: DavServices) {
       const refused = new Set(protectedOnes)
       statuses = new Map([[403, changes.filter((change) => refused.has(change)).map((change) => elementXml(change.set ?? change.remove!))], [424, changes.filter((change) => !refused.has(change)).map((change) => elementXml(change.set ?? change.remove!))]])
     } else {
-      const tooMuch = await properties.patch(request.userId, keyOf(resource), changes, (after) => {
+      const space = await spaceOf(request.userId, resource)
+      const tooMuch = await properties.patch(space.userId, keyOf(space.resource), changes, (after) => {
         if (weightOf(after) > services.maxPropertyBytes) throw new TooMuch()
       }).then(() => false, (error: unknown) => {
         if (error instanceof TooMuch) return true
@@ -260,7 +282,7 @@ export function davMethods (services: DavServices) {
     if (found.kind === 'file') await files.delete(userId, found.entry.path)
     else await deleteFolder(files, userId, `${found.entry.path}/`)
     await locks.releaseAt(userId, found.entry)
-    if (found.kind === 'folder') await properties.remove(userId, keyOf(found.entry))
+    if (found.kind === 'folder') await dropProperties(userId, found.entry)
   }
 
   async function del (request: FastifyRequest, reply: FastifyReply) {
@@ -288,7 +310,7 @@ export function davMethods (services: DavServices) {
     const { notDeleted } = await deleteFolder(files, userId, folder, { kept })
     if (notDeleted.length === 0) {
       await locks.releaseAt(userId, found.entry)
-      await properties.remove(userId, folder)
+      await dropProperties(userId, found.entry)
       return reply.code(204).send()
     }
     const responses = notDeleted.map(({ path, status }) => `<D:response><D:href>${escapeXml(hrefOfKey(path))}</D:href><D:status>HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}</D:status></D:response>`)
@@ -327,8 +349,10 @@ export function davMethods (services: DavServices) {
     const from = keyOf(found.entry)
     const to = keyOf({ path: destination.path, folder: found.kind === 'folder' })
     // A moved folder's own properties (and its folders') go first: its folders' deletes on the way take theirs.
+    const route = operation === 'copy' || found.kind === 'folder' ? await propertyRoute(userId, found.entry, { path: destination.path, folder: found.kind === 'folder' }) : undefined
     if (operation === 'move' && found.kind === 'folder') {
-      await properties.moveFolders(userId, from, to)
+      if (route) await properties.moveFolders(route.userId, route.from, route.to)
+      else await dropProperties(userId, found.entry)
       await shares.follow(owner, from, to)
     }
     if (found.kind === 'file') {
@@ -342,7 +366,7 @@ export function davMethods (services: DavServices) {
       }
     }
     // A moved file's properties go with it by the journal; a copy's are copied here.
-    if (operation === 'copy') await properties.copy(userId, from, to, { deep: depth !== '0' })
+    if (operation === 'copy' && route) await properties.copy(route.userId, route.from, route.to, { deep: depth !== '0' })
     if (operation === 'move') {
       await locks.releaseAt(userId, found.entry)
       if (found.kind === 'folder') await files.removeFolder(userId, `${source.path}/`, { unlessEmpty: true })
