@@ -15,7 +15,7 @@ import { createTrash, TRASH_PREFIX } from './trash.js'
 import { createVersions, VERSIONS_PREFIX } from './versions.js'
 import type { Journal } from './changes.js'
 import type { NameIndex } from './names.js'
-import type { ListSort, SortedAfter } from '../db/names.js'
+import { foldCase, upperBound, type ListSort, type SortedAfter } from '../db/names.js'
 import type { Mount, MountRepository } from '../db/mounts.js'
 
 export const PAGE_SIZE = 100
@@ -65,6 +65,9 @@ export interface Place {
   path: string
   mount?: Mount
 }
+
+/** Where a search looks: the caller's own files, or a mount's, the owner's shown under the mount's name. */
+interface SearchSource { ownerId: string, base: string, shown: string, shared?: SharedMark, file?: boolean }
 
 /** What a file listed under a mount carries: the share it is reached by. */
 export interface SharedMark { id: string, role: Mount['role'], owner: string }
@@ -490,6 +493,49 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     }
   }
 
+  /**
+   * Where a search under `prefix` looks: under a mount, the owner's folder there; at the top of a
+   * tree, the caller's own files and every mount whose name begins with the prefix (DESIGN §13: what
+   * lies under mounts, as under any folder).
+   */
+  async function searchSources (userId: string, prefix: string): Promise<SearchSource[]> {
+    const own: SearchSource = { ownerId: userId, base: userPrefix(userId), shown: '' }
+    const asSource = (mount: Pick<Mount, 'shareId' | 'name' | 'ownerId' | 'path' | 'role'>): SearchSource =>
+      ({ ownerId: mount.ownerId, base: userPrefix(mount.ownerId) + mount.path, shown: mount.path.endsWith('/') ? `${mount.name}/` : mount.name, shared: sharedMark(mount), file: !mount.path.endsWith('/') })
+    if (prefix.includes('/')) {
+      const { mount } = await placeOf(reader(userId), prefix.slice(0, prefix.indexOf('/')), 'read')
+      if (!mount) return [own]
+      return mount.path.endsWith('/') ? [asSource(mount)] : []
+    }
+    const received = mounts ? (await mounts.listed(userId)).filter((mount) => mount.name.startsWith(prefix)) : []
+    return [own, ...received.map(asSource)]
+  }
+
+  /** A source's first `limit` files whose path below `prefix` holds `text`, after `after` (in the
+   *  caller's names), shown in the caller's names; `more` when there are more. */
+  async function searchIn (source: SearchSource, prefix: string, text: string, limit: number, newest: boolean, after?: { value?: string, key: string }): Promise<{ files: FilePage['files'], more: boolean }> {
+    const { ownerId, base, shown, shared } = source
+    // The mount's name below the prefix is part of its files' paths, as a folder's is: when it holds
+    // the text, everything in the mount is found.
+    const named = prefix.length < shown.length && foldCase(shown.slice(prefix.length)).includes(foldCase(text))
+    if (source.file) {
+      const file = named ? await (await readsOf(ownerId)).head(base) : undefined
+      if (!file) return { files: [], more: false }
+      const listed = { key: shown, size: file.size, lastModified: file.lastModified.toISOString(), etag: file.etag, shared }
+      const past = after && (newest ? listed.lastModified < after.value! || (listed.lastModified === after.value && listed.key > after.key) : listed.key > after.key)
+      return { files: after && !past ? [] : [listed], more: false }
+    }
+    // `after` among the source's keys: inside it, as its key there; before it, its start; past it, its end.
+    let from = after
+    if (after && !after.key.startsWith(shown)) {
+      const before = after.key < shown
+      if (!newest && !before) return { files: [], more: false }
+      from = newest ? { value: after.value, key: before ? base : upperBound(base) } : undefined
+    } else if (after) from = { ...after, key: base + after.key.slice(shown.length) }
+    const found = await names!.search(ownerId, base + prefix.slice(shown.length), named ? '' : text, limit, { newest, after: from })
+    return { files: found.files.map(listedUnder(base, shown, shared)), more: found.next !== undefined }
+  }
+
   /** Whether each folder of `paths` exists, made on purpose or holding anything: one lookup by key in
    *  the index (while the user's names are being built, whether the store lists anything under each). */
   async function foldersExist (userId: string, paths: string[]): Promise<boolean[]> {
@@ -606,33 +652,27 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     },
 
     /** A page of the user's files (under `prefix`) whose path holds `text`, in any case: by name, or newest first. */
-    async search (userId: string, { q, prefix = '', sort = 'name', continuationToken }: { q: string, prefix?: string, sort?: 'name' | 'newest', continuationToken?: string }): Promise<FilePage> {
+    async search (userId: string, { q, prefix = '', sort = 'name', continuationToken, pageSize = PAGE_SIZE }: { q: string, prefix?: string, sort?: 'name' | 'newest', continuationToken?: string, pageSize?: number }): Promise<FilePage> {
       if ([...q].length < 2) throw new BadRequestError('q must be at least 2 characters: the text to look for in your files\' paths')
       if (!names) throw new BadRequestError('search needs the index of names, which this service has not')
       const checked = checkPrefix(prefix)
-      // Under a mount: the owner's folder, searched in the owner's index and shown under the mount's name.
-      const within = checked.includes('/') ? await placeOf(reader(userId), checked.slice(0, checked.indexOf('/')), 'read') : undefined
-      const mount = within?.mount
-      if (mount && !mount.path.endsWith('/')) return { files: [], isTruncated: false }
-      const base = mount ? userPrefix(mount.ownerId) + mount.path : userPrefix(userId)
-      const shown = mount ? `${mount.name}/` : ''
-      const inCallers = (key: string) => {
-        if (!key.startsWith(shown)) throw new BadRequestError('continuationToken is not one this service issued for this search')
-        return base + key.slice(shown.length)
-      }
-      const root = base + checked.slice(shown.length)
       const newest = sort === 'newest'
       let after: { value?: string, key: string } | undefined
       if (continuationToken !== undefined && newest) {
         const ended = decodeSortedToken(continuationToken, 'lastModified', 'desc')
         if (!('key' in ended)) throw new BadRequestError('continuationToken is not one this service issued for this sort and order')
-        after = { value: ended.value, key: inCallers(checkFilePath(ended.key)) }
-      } else if (continuationToken !== undefined) after = { key: inCallers(decodeContinuationToken(continuationToken)) }
-      const found = await names.search(mount?.ownerId ?? userId, root, q, PAGE_SIZE, { newest, after })
-      const files = found.files.map(listedUnder(base, shown, mount && sharedMark(mount)))
-      if (!found.next) return { files, isTruncated: false }
-      const next = { value: found.next.value, key: shown + found.next.key.slice(base.length) }
-      return { files, isTruncated: true, continuationToken: newest ? encodeSortedToken('lastModified', 'desc', next) : encodeContinuationToken(next.key) }
+        after = { value: ended.value, key: checkFilePath(ended.key) }
+      } else if (continuationToken !== undefined) after = { key: decodeContinuationToken(continuationToken) }
+      // Each source's first page after `after`; together, in the order asked, the page's first entries.
+      const limit = Math.min(pageSize, MAX_PAGE_SIZE)
+      const pages = await Promise.all((await searchSources(userId, checked)).map((source) => searchIn(source, checked, q, limit, newest, after)))
+      const order = (a: FilePage['files'][number], b: FilePage['files'][number]) =>
+        (newest ? (a.lastModified > b.lastModified ? -1 : a.lastModified < b.lastModified ? 1 : 0) : 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
+      const found = pages.flatMap((page) => page.files).sort(order)
+      const files = found.slice(0, limit)
+      if (found.length <= limit && !pages.some((page) => page.more)) return { files, isTruncated: false }
+      const last = files.at(-1)!
+      return { files, isTruncated: true, continuationToken: newest ? encodeSortedToken('lastModified', 'desc', { value: last.lastModified, key: last.key }) : encodeContinuationToken(last.key) }
     },
 
     async head (userId: string, path: string): Promise<ObjectMeta> {

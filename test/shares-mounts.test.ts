@@ -285,6 +285,28 @@ t.test('in key order, mounts share the page with the caller\'s own entries: a pa
       'e-file.txt', 'e-shared/', 'e-shared/y.txt', 'f-own/x.txt', 'g-shared/', 'g-shared/y.txt'], `no delimiter, page size ${pageSize}: every entry once, in order`)
     t.same(marked, ['a-shared/y.txt', 'c-shared/deeper/z.txt', 'c-shared/y.txt', 'e-file.txt', 'e-shared/y.txt', 'g-shared/y.txt'], 'the shared ones marked')
   }
+  // A search at the top looks under mounts too, merged with her own files in the order asked, page by page.
+  for (const pageSize of [1, 3, 100]) {
+    for (const sort of ['name', 'newest'] as const) {
+      const seen: string[] = []
+      const times: string[] = []
+      let continuationToken: string | undefined
+      let pages = 0
+      do {
+        const page = await files.search('bea', { q: '.TXT', sort, pageSize, continuationToken })
+        t.ok(page.files.length <= pageSize)
+        seen.push(...page.files.map(({ key }) => key))
+        times.push(...page.files.map(({ lastModified }) => lastModified))
+        continuationToken = page.isTruncated ? page.continuationToken : undefined
+        pages++
+      } while (continuationToken && pages < 40)
+      const every = ['a-shared/y.txt', 'b-own/x.txt', 'c-own.txt', 'c-shared/deeper/z.txt', 'c-shared/y.txt', 'd-own/x.txt', 'e-file.txt', 'e-shared/y.txt', 'f-own/x.txt', 'g-shared/y.txt']
+      t.same(sort === 'name' ? seen : [...seen].sort(), every, `search by ${sort}, page size ${pageSize}: every file once`)
+      if (sort === 'newest') t.same(times, [...times].sort().reverse(), 'newest first')
+    }
+  }
+  const named = await app.inject({ url: '/api/search?q=shared', headers: bea })
+  t.same(named.json().files.map(({ key }: { key: string }) => key), ['a-shared/y.txt', 'c-shared/deeper/z.txt', 'c-shared/y.txt', 'e-shared/y.txt', 'g-shared/y.txt'], 'a mount\'s name is part of its files\' paths')
   const underOne = await app.inject({ url: '/api/files?prefix=c-', headers: bea })
   t.same(underOne.json().files.map(({ key }: { key: string }) => key), ['c-own.txt', 'c-shared/deeper/z.txt', 'c-shared/y.txt'], 'a prefix at the top reaches into the mounts it begins')
 })
