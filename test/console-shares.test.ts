@@ -86,6 +86,13 @@ t.test('an owner shares a folder with a colleague found by name, changes the rol
   t.equal(download.suggestedFilename(), 'plan.md')
   t.equal(await readFile((await download.path())!, 'utf8'), '# Plan', 'downloaded with her session, without a link (grantees make none)')
   await screenshot(grantee.page, 'shared-viewer')
+  // A search in the shared folder searches the owner's folder; what it finds is read-only for her too.
+  await grantee.page.getByRole('searchbox', { name: 'Search docs' }).fill('plan')
+  await grantee.page.keyboard.press('Enter')
+  const searched = grantee.page.getByRole('table', { name: 'Found by “plan”' })
+  await searched.getByRole('row', { name: 'plan.md' }).waitFor()
+  t.same(await menuOf(searched, 'plan.md'), ['Download', 'Versions', 'Copy'], 'found in the owner\'s folder, read-only')
+  await grantee.page.getByRole('button', { name: 'Back to the folder' }).click()
 
   // The owner makes her an editor: once the grantee's folder is listed again, she can upload and delete, into the owner's trash.
   await owner.table.getByRole('button', { name: 'Share docs', exact: true }).click()
