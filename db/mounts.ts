@@ -19,6 +19,9 @@ export interface Mount {
   expiresAt?: Date
 }
 
+/** A mount as a listing of the top of a tree reads it: no dates. */
+export type ListedMount = Pick<Mount, 'shareId' | 'name' | 'ownerId' | 'path' | 'role'>
+
 interface MountRow {
   name: string
   id: string
@@ -112,7 +115,7 @@ export function createMountRepository (db: Kysely<Database>) {
     },
 
     /** The caller's mounts as a listing shows them (no dates: a listing of the top of a tree reads them all), by name. */
-    async listed (granteeId: string, now = new Date()): Promise<Array<Pick<Mount, 'shareId' | 'name' | 'ownerId' | 'path' | 'role'>>> {
+    async listed (granteeId: string, now = new Date()): Promise<ListedMount[]> {
       const rows = await lastingOf(granteeId, now).select(['m.name', 's.id', 's.owner_id', 's.path', 's.role'])
         .where('m.name', 'is not', null).orderBy('m.name').execute()
       return rows.map((row) => ({ shareId: row.id, name: row.name!, ownerId: row.owner_id, path: row.path, role: row.role }))

@@ -16,7 +16,7 @@ import { createVersions, VERSIONS_PREFIX } from './versions.js'
 import type { Journal } from './changes.js'
 import type { NameIndex } from './names.js'
 import { foldCase, upperBound, type ListSort, type SortedAfter } from '../db/names.js'
-import type { Mount, MountRepository } from '../db/mounts.js'
+import type { ListedMount, Mount, MountRepository } from '../db/mounts.js'
 
 export const PAGE_SIZE = 100
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
@@ -67,7 +67,7 @@ export interface Place {
 }
 
 /** Where a search looks: the caller's own files, or a mount's, the owner's shown under the mount's name. */
-interface SearchSource { ownerId: string, base: string, shown: string, shared?: SharedMark, file?: boolean }
+interface SearchSource { ownerId: string, base: string, shown: string, shared?: SharedMark, fileMount?: ListedMount }
 
 /** What a file listed under a mount carries: the share it is reached by. */
 export interface SharedMark { id: string, role: Mount['role'], owner: string }
@@ -407,6 +407,17 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       : { files, ...folders, isTruncated: false }
   }
 
+  /** The caller's mounts whose names begin with `prefix` (a prefix at the top of their tree). */
+  const mountsBeginning = async (userId: string, prefix: string) => (await mounts!.listed(userId)).filter((mount) => mount.name.startsWith(prefix))
+
+  /** A file's mount as listings and searches show it: the owner's file at the mount's name, marked
+   *  shared; undefined once the file is gone. */
+  async function listedFileMount (mount: ListedMount) {
+    const key = userPrefix(mount.ownerId) + mount.path
+    const file = await (await readsOf(mount.ownerId)).head(key)
+    return file && listedUnder(key, mount.name, sharedMark(mount))({ ...file, key })
+  }
+
   /**
    * The top of a caller's tree with their mounts among its entries (those whose name begins with
    * `prefix`): a folder's mount as a folder, a file's as a file. In key order each is on the page
@@ -415,17 +426,14 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
    */
   async function withMounts (userId: string, prefix: string, page: FilePage, limit: number, at: { after?: string } | { firstPage: boolean, descending: boolean }): Promise<FilePage> {
     if ('firstPage' in at && !at.firstPage) return page
-    const received = (await mounts!.listed(userId)).filter((mount) => mount.name.startsWith(prefix))
+    const received = await mountsBeginning(userId, prefix)
     if (received.length === 0) return page
     const startAfter = 'after' in at && at.after !== undefined ? decodeContinuationToken(at.after) : undefined
     const end = 'after' in at && page.isTruncated && page.continuationToken !== undefined ? decodeContinuationToken(page.continuationToken) : undefined
     const onThisPage = (entry: string) => (startAfter === undefined || entry > startAfter) && (end === undefined || entry <= end)
     const folders = received.filter((mount) => mount.path.endsWith('/') && onThisPage(`${mount.name}/`)).map((mount) => `${mount.name}/`)
     const sharedFiles = received.filter((mount) => !mount.path.endsWith('/') && onThisPage(mount.name))
-    const files = (await Promise.all(sharedFiles.map(async (mount) => {
-      const file = await (await readsOf(mount.ownerId)).head(userPrefix(mount.ownerId) + mount.path)
-      return file && { key: mount.name, size: file.size, lastModified: file.lastModified.toISOString(), etag: file.etag, shared: sharedMark(mount) }
-    }))).filter((file) => file !== undefined)
+    const files = (await Promise.all(sharedFiles.map(listedFileMount))).filter((file) => file !== undefined)
     const descending = 'descending' in at && at.descending
     const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) * (descending ? -1 : 1)
     if (!('after' in at)) return { ...page, files: [...files, ...page.files], folders: [...page.folders ?? [], ...folders].sort(byName) }
@@ -449,7 +457,7 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
    * the page's last so far is not asked.
    */
   async function withMountsBelow (userId: string, prefix: string, own: FilePage, limit: number, after?: string): Promise<FilePage> {
-    const received = (await mounts!.listed(userId)).filter((mount) => mount.name.startsWith(prefix))
+    const received = await mountsBeginning(userId, prefix)
     if (received.length === 0) return own
     const startAfter = after === undefined ? undefined : decodeContinuationToken(after)
     type Listed = FilePage['files'][number] & { shared?: SharedMark }
@@ -472,8 +480,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         continue
       }
       if (!folder) {
-        const file = startAfter === undefined || shown > startAfter ? await (await readsOf(mount.ownerId)).head(userPrefix(mount.ownerId) + mount.path) : undefined
-        if (file) entries.push({ name: shown, file: { key: shown, size: file.size, lastModified: file.lastModified.toISOString(), etag: file.etag, shared: sharedMark(mount) } })
+        const file = startAfter === undefined || shown > startAfter ? await listedFileMount(mount) : undefined
+        if (file) entries.push({ name: shown, file })
         keep()
         continue
       }
@@ -500,15 +508,14 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
    */
   async function searchSources (userId: string, prefix: string): Promise<SearchSource[]> {
     const own: SearchSource = { ownerId: userId, base: userPrefix(userId), shown: '' }
-    const asSource = (mount: Pick<Mount, 'shareId' | 'name' | 'ownerId' | 'path' | 'role'>): SearchSource =>
-      ({ ownerId: mount.ownerId, base: userPrefix(mount.ownerId) + mount.path, shown: mount.path.endsWith('/') ? `${mount.name}/` : mount.name, shared: sharedMark(mount), file: !mount.path.endsWith('/') })
+    const asSource = (mount: ListedMount): SearchSource =>
+      ({ ownerId: mount.ownerId, base: userPrefix(mount.ownerId) + mount.path, shown: mount.path.endsWith('/') ? `${mount.name}/` : mount.name, shared: sharedMark(mount), ...(mount.path.endsWith('/') ? {} : { fileMount: mount }) })
     if (prefix.includes('/')) {
       const { mount } = await placeOf(reader(userId), prefix.slice(0, prefix.indexOf('/')), 'read')
       if (!mount) return [own]
       return mount.path.endsWith('/') ? [asSource(mount)] : []
     }
-    const received = mounts ? (await mounts.listed(userId)).filter((mount) => mount.name.startsWith(prefix)) : []
-    return [own, ...received.map(asSource)]
+    return [own, ...mounts ? (await mountsBeginning(userId, prefix)).map(asSource) : []]
   }
 
   /** A source's first `limit` files whose path below `prefix` holds `text`, after `after` (in the
@@ -518,10 +525,9 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     // The mount's name below the prefix is part of its files' paths, as a folder's is: when it holds
     // the text, everything in the mount is found.
     const named = prefix.length < shown.length && foldCase(shown.slice(prefix.length)).includes(foldCase(text))
-    if (source.file) {
-      const file = named ? await (await readsOf(ownerId)).head(base) : undefined
-      if (!file) return { files: [], more: false }
-      const listed = { key: shown, size: file.size, lastModified: file.lastModified.toISOString(), etag: file.etag, shared }
+    if (source.fileMount) {
+      const listed = named ? await listedFileMount(source.fileMount) : undefined
+      if (!listed) return { files: [], more: false }
       const past = after && (newest ? listed.lastModified < after.value! || (listed.lastModified === after.value && listed.key > after.key) : listed.key > after.key)
       return { files: after && !past ? [] : [listed], more: false }
     }

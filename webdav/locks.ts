@@ -88,10 +88,12 @@ export function lockSpaces (place: FileService['place']): LockSpaceOf {
  */
 export function createDavLocks (repository: DavLockRepository, spaceOf: LockSpaceOf = async (userId, resource) => ownSpace(userId, resource), now = () => new Date()) {
   /** The locks held that bear on `write` (a folder: and on everything under it), their paths as the caller names them. */
-  async function bearingOn (userId: string, write: Write): Promise<DavLock[]> {
-    const space = await spaceOf(userId, write)
+  const bearingOn = async (userId: string, write: Write) => await bearingIn(await spaceOf(userId, write), write.membership)
+
+  /** The same, for a resource whose space the caller has already found (`membership`: as Write's). */
+  async function bearingIn (space: LockSpace, membership: boolean): Promise<DavLock[]> {
     // A mount renamed or left: no lock of the owner's bears on that.
-    if (space.mountItself && write.membership) return []
+    if (space.mountItself && membership) return []
     const { resource } = space
     const key = keyOf(resource)
     const ancestors = resource.path === '' ? [] : ancestorsOf(resource.path)
@@ -99,7 +101,7 @@ export function createDavLocks (repository: DavLockRepository, spaceOf: LockSpac
     const held = await repository.held(space.userId, { at: [key, ...ancestors], under })
     const parent = resource.path === '' ? undefined : parentKeyOf(resource.path)
     return held.filter((lock) => lock.path === key || (under !== undefined && lock.path.startsWith(under)) ||
-      (ancestors.includes(lock.path) && (lock.depth === 'infinity' || (write.membership && lock.path === parent))))
+      (ancestors.includes(lock.path) && (lock.depth === 'infinity' || (membership && lock.path === parent))))
       .map((lock) => ({ ...lock, path: space.shown(lock.path) }))
   }
 
@@ -117,6 +119,7 @@ export function createDavLocks (repository: DavLockRepository, spaceOf: LockSpac
 
   return {
     bearingOn,
+    bearingIn,
     holds,
 
     /** 423 unless every lock bearing on each of `writes` is the caller's, its token among `submitted`. */

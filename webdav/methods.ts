@@ -138,14 +138,15 @@ export function davMethods (services: DavServices) {
     const userId = request.userId
     const now = new Date()
     // The locks on it, above it and (a folder's) under it; each entry shows those that bear on it.
-    const held = await locks.bearingOn(userId, { ...resourceOf(found, target), membership: false })
+    // Where its locks and dead properties are kept, found once for both.
+    const space = await spaceOf(userId, resourceOf(found, target))
+    const held = await locks.bearingIn(space, false)
     const onEntry = (entry: Entry) => held.filter((lock) => lock.path === keyOf(entry) || (lock.depth === 'infinity' && keyOf(entry).startsWith(lock.path)))
     const wantsDead = asked.kind !== 'prop' || asked.names.some((name) => !isLive(name))
-    const space = wantsDead ? await spaceOf(userId, resourceOf(found, target)) : undefined
     const deadOf = async (paths: string[]) => {
-      if (!space) return new Map<string, DeadProperty[]>()
-      const held = await properties.listEach(space.userId, paths.map(space.inSpace))
-      return new Map(paths.map((path) => [path, held.get(space.inSpace(path)) ?? []]))
+      if (!wantsDead) return new Map<string, DeadProperty[]>()
+      const set = await properties.listEach(space.userId, paths.map(space.inSpace))
+      return new Map(paths.map((path) => [path, set.get(space.inSpace(path)) ?? []]))
     }
     const wantsDates = asked.kind !== 'prop' || asked.names.some((name) => name.namespace === DAV && (name.name === 'getlastmodified' || name.name === 'creationdate'))
     const datesOf = async (folders: string[]) => wantsDates ? await files.folderDates(userId, folders) : []
