@@ -38,10 +38,21 @@ for (const [name, keyOf] of [['getMetadata', (bucket, key) => [bucket, key]], ['
   const original = store[name].bind(store)
   store[name] = (...args) => oneAtATime(keyOf(...args).join('/'), () => original(...args))
 }
-const putInPlace = store.putObject.bind(store)
+// s3rver's own putObject answers once the last byte is handed to the file, before it is written:
+// a HEAD right after could still find fewer bytes. So here the bytes are written aside, to the end.
+const { createWriteStream } = require('node:fs')
+const { pipeline } = require('node:stream/promises')
+const { Readable, Transform } = require('node:stream')
 store.putObject = async (object) => {
-  const aside = { ...object, bucket: '.staging', key: randomUUID() }
-  const written = await putInPlace(aside)
+  const aside = { bucket: '.staging', key: randomUUID() }
+  const asidePath = store.getResourcePath(aside.bucket, aside.key, 'object')
+  await mkdir(dirname(asidePath), { recursive: true })
+  const md5 = require('node:crypto').createHash('md5')
+  let size = 0
+  const content = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content
+  await pipeline(content, new Transform({ transform (chunk, _encoding, callback) { md5.update(chunk); size += chunk.length; callback(null, chunk) } }), createWriteStream(asidePath))
+  const digest = md5.digest('hex')
+  await store.putMetadata(aside.bucket, aside.key, object.metadata, digest)
   await oneAtATime(object.bucket + '/' + object.key, async () => {
     for (const resource of ['object.md5', 'metadata.json', 'object']) {
       const to = store.getResourcePath(object.bucket, object.key, resource)
@@ -49,7 +60,7 @@ store.putObject = async (object) => {
       await rename(store.getResourcePath(aside.bucket, aside.key, resource), to)
     }
   })
-  return written
+  return { size, md5: digest }
 }
 // s3rver's folder listing (a delimiter) skips the directories below a folder's first level, so a
 // folder holding only folders (a/b/c.txt listed at the root) was not named at all, where S3 names
