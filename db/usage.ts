@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
+import { lookupOf } from './dialect.js'
 import { inTransaction as inRecording } from './recording.js'
 import type { Database } from './types.js'
 
@@ -56,8 +57,10 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
   }
 
   /** The quota that applies to `owner`; null when none does. */
-  async function quota (owner: Owner): Promise<number | null> {
-    const { rows: [found] } = await sql<{ bytes: number | string | null }>`select ${quotaOf(owner)} as bytes`.execute(db)
+  // Asked before every write when QUOTA_BYTES is unset: compiled once.
+  const quotaRow = lookupOf<{ bytes: number | string | null }>(db, sql`select ${quotaOf({ userId: '', orgId: '' })} as bytes`.compile(db).sql)
+  async function quota ({ userId, orgId }: Owner): Promise<number | null> {
+    const found = await quotaRow([userSubject(userId), orgId === null ? null : orgSubject(orgId), defaultQuota])
     return found?.bytes === null || found?.bytes === undefined ? null : Number(found.bytes)
   }
 
@@ -108,6 +111,8 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
     },
 
     quota,
+    /** Whether a quota bounds everyone (QUOTA_BYTES), so that no write need ask. */
+    alwaysBounded: defaultQuota !== null,
 
     async read (owner: Owner): Promise<{ usage: Usage, quotaBytes: number | null }> {
       const row = await db.selectFrom('storage_usage').selectAll().where('user_id', '=', owner.userId).executeTakeFirst()

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { BadRequestError, ConflictError, FolderInTheWayError, ForbiddenError, InsufficientStorageError, NotFoundError, PreconditionFailedError } from '../errors.js'
 import { directly, type Exclusive, type KeyLocks } from '../db/key-locks.js'
 import type { TrashRepository } from '../db/trash.js'
@@ -140,6 +141,27 @@ function decodeSortedToken (token: string, sort: ListSort, order: string): Sorte
 
 export type FileRead = { notModified: true, file: ObjectMeta } | { notModified: false, file: ObjectRead }
 
+const lookedUp = new AsyncLocalStorage<Map<string, Promise<Mount | undefined>>>()
+
+/**
+ * Runs `work` with each of a caller's mounts looked up once: for a request that asks where one path
+ * leads several times (a WebDAV PUT: for its locks, its folder, its write), its rights as they were
+ * when it began. Not for a request that changes a mount (leaving or renaming one).
+ */
+export const withMountsLookedUpOnce = <T>(work: () => Promise<T>): Promise<T> => lookedUp.run(new Map(), work)
+
+function mountNamed (mounts: Pick<MountRepository, 'find'>, userId: string, name: string): Promise<Mount | undefined> {
+  const memo = lookedUp.getStore()
+  if (!memo) return mounts.find(userId, name)
+  const key = JSON.stringify([userId, name])
+  let found = memo.get(key)
+  if (!found) {
+    found = mounts.find(userId, name)
+    memo.set(key, found)
+  }
+  return found
+}
+
 /** A listed object as a page of files shows it: its path under the user's root (`base`), or under
  *  a mount (`shown`, the mount's name and `/`, in place of the owner's `base`). */
 const listedUnder = (base: string, shown = '', shared?: SharedMark) => (object: ObjectInfo) => ({
@@ -267,13 +289,13 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
    * viewer's write is refused here, before anything is read or stored. One indexed query.
    */
   async function placeOf (caller: Owner, path: string, access: 'read' | 'write'): Promise<Place> {
-    const mount = mounts && await mounts.find(caller.userId, firstSegment(checkFilePath(path)))
+    const mount = mounts && await mountNamed(mounts, caller.userId, firstSegment(checkFilePath(path)))
     return placeWith(mount, caller, path, access)
   }
 
-  /** Places of several paths, from one list of the caller's mounts. */
+  /** Places of several paths, from one list of the caller's mounts (one lookup when they begin alike). */
   async function placesOf (caller: Owner, paths: string[], access: 'read' | 'write'): Promise<Place[]> {
-    if (paths.length < 2) return await Promise.all(paths.map((path) => placeOf(caller, path, access)))
+    if (new Set(paths.map(firstSegment)).size < 2) return await Promise.all(paths.map((path) => placeOf(caller, path, access)))
     const received = new Map((mounts ? await mounts.list(caller.userId) : []).map((mount) => [mount.name, mount]))
     return paths.map((path) => placeWith(received.get(firstSegment(path)), caller, path, access))
   }

@@ -211,9 +211,10 @@ export function createFsStore (rootDir: string): ObjectStore {
   /** Renames `from` to `to`, making `to`'s folder; false when `from` itself is gone (a move whose
    *  source another instance took: SQLite's key locks are per instance). */
   async function publish (from: string, dir: string, to: string): Promise<boolean> {
+    // Most writes go to a folder that is there: the rename is tried before the folder is made.
     for (let attempt = 1; ; attempt++) {
       try {
-        await mkdir(dir, { recursive: true, mode: DIR_MODE })
+        if (attempt > 1) await mkdir(dir, { recursive: true, mode: DIR_MODE })
         await rename(from, to)
         return true
       } catch (error) {

@@ -33,7 +33,25 @@ export function createQuotas (repository: UsageRepository) {
     return new InsufficientStorageError(`over your storage quota: ${used} of ${quotaBytes} bytes in use (trash, versions and unfinished uploads included), and this needs ${bytes} more; delete files or empty the trash`)
   }
 
+  /** Room for a write of someone no quota bounds: nothing to hold, only what it stored to count, in
+   *  the transaction that records the write. */
+  function unbounded (owner: Owner): Reservation {
+    let ended = false
+    return {
+      async grow () {},
+      async settle (changed, trx) {
+        if (ended) return
+        ended = true
+        await repository.change(owner.userId, changed, trx)
+      },
+      async release () { ended = true }
+    }
+  }
+
   async function reserve (owner: Owner, bytes: number): Promise<Reservation> {
+    // A read rather than a transaction of its own: most stores have no quota, and a write's record
+    // is then one transaction. A quota set while such a write runs binds the writes after it.
+    if (!repository.alwaysBounded && await repository.quota(owner) === null) return unbounded(owner)
     const id = randomBytes(16).toString('hex')
     const expiry = () => new Date(Date.now() + RESERVATION_TTL_MS)
     if (!(await repository.reserve(owner, id, bytes, expiry()))) throw await overQuota(owner, bytes)

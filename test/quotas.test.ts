@@ -15,6 +15,7 @@ import { createTestDatabase } from './helpers/db.js'
 import { startS3Server } from './helpers/s3.js'
 import { startService } from './helpers/service.js'
 import { tusUpload } from './helpers/tus.js'
+import { waitFor } from './helpers/wait.js'
 
 const MIB = 1024 * 1024
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL)
@@ -339,6 +340,31 @@ t.test('the reservation of a write whose instance died expires; a write in fligh
   t.equal(await repository.expire(new Date(Date.now() + 61_000)), 1, 'once its time is up, the sweep gives it back')
   t.equal((await user.put('a.txt', Buffer.alloc(200))).statusCode, 200, 'expired: the room is back')
   t.match(await repository.read(owner), { usage: { reservedBytes: 0, fileBytes: 200 } })
+})
+
+t.test('a write holds room while its body arrives only when a quota bounds its writer: without one its record is one transaction', async (t) => {
+  for (const quota of [null, 1_000_000] as const) {
+    const user = await quotaApp(t, 'fs', { QUOTA_BYTES: '' })
+    if (quota !== null) await createUsageRepository(user.app.stowageDb, null).setQuota(`org:${user.orgId}`, quota)
+    const { port } = new URL(await user.app.listen({ port: 0, host: '127.0.0.1' }))
+    const staging = join(user.config.STORAGE_DIR, '.tmp')
+    const answered = new Promise<number>((resolve, reject) => {
+      const request = httpRequest({ host: '127.0.0.1', port, method: 'PUT', path: '/api/raw/slow.bin', headers: { ...user.headers, 'content-length': '2000' } }, (response) => {
+        response.resume()
+        resolve(response.statusCode!)
+      }).on('error', reject)
+      request.write(Buffer.alloc(1000))
+      // Once its body is being staged, its room is whatever it will hold until it is published.
+      void waitFor(async () => (await readdir(staging).catch(() => [])).length > 0, { what: 'the body staged' }).then(async () => {
+        const held = await user.app.stowageDb.selectFrom('quota_reservations').select('bytes').where('user_id', '=', user.userId).execute()
+        t.same(held.map((row) => Number(row.bytes)), quota === null ? [] : [2000], quota === null ? 'no quota: no room held' : 'a quota: its declared length held')
+        request.end(Buffer.alloc(1000))
+      }, reject)
+    })
+    t.equal(await answered, 200)
+    t.match(await user.usage(), { fileBytes: 2000, fileCount: 1, quotaBytes: quota }, 'counted once published')
+    t.equal((await user.app.stowageDb.selectFrom('quota_reservations').select('id').execute()).length, 0, 'no reservation left')
+  }
 })
 
 t.test('an organization\'s quota applies to its members without their own; a user\'s own overrides it', async (t) => {

@@ -9,7 +9,7 @@ import { INPUT_LIMITS, type ByteBudget } from '../limits.js'
 import { ownerOf, receiveRawFile, sendRawHeaders, serveRawFile } from '../http/file-answers.js'
 import { isFileMediaType } from '../schemas/files.js'
 import { writePreconditions, isNotModified, readConditions } from '../storage/conditional.js'
-import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
+import { DEFAULT_CONTENT_TYPE, withMountsLookedUpOnce, type FileService } from '../storage/files.js'
 import { deleteFolder, transferFolder } from '../storage/folders.js'
 import type { Quotas } from '../storage/quotas.js'
 import { DavError, preconditionFailed } from './errors.js'
@@ -248,10 +248,13 @@ export function davMethods (services: DavServices) {
 
   /**
    * A raw PUT's cost and two lookups: the locks on the path and its ancestors, and (in the index, by
-   * key) the folder that holds the file and one of its name. A folder removed while the body uploads
-   * is there again once the file is, as a folder holding a file is.
+   * key) the folder that holds the file and one of its name; where the path leads is asked once. A
+   * folder removed while the body uploads is there again once the file is, as a folder holding a
+   * file is.
    */
-  async function put (request: FastifyRequest, reply: FastifyReply) {
+  const put = (request: FastifyRequest, reply: FastifyReply) => withMountsLookedUpOnce(() => putFile(request, reply))
+
+  async function putFile (request: FastifyRequest, reply: FastifyReply) {
     const { path, slash } = targetOf(request.url)
     if (path === '' || slash) throw new DavError(405, 'a folder cannot be written with PUT: make it with MKCOL')
     await checkWrite(services, request, [{ path, folder: false, membership: true }])
