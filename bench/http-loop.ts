@@ -4,13 +4,13 @@ import { Agent, request } from 'node:http'
 
 const CONNECTIONS = 10
 
-/** Requests/s of `method url` on CONNECTIONS kept-alive connections for `seconds`; any answer but a 2xx fails it. */
-export async function loop (url: string, { method = 'GET', headers = {}, body }: { method?: string, headers?: Record<string, string>, body?: Buffer }, seconds: number) {
+/** Requests/s of `method url` (a function: a URL of its own each time) on CONNECTIONS kept-alive connections for `seconds`; any answer but a 2xx fails it. */
+export async function loop (url: string | (() => string), { method = 'GET', headers = {}, body }: { method?: string, headers?: Record<string, string>, body?: Buffer }, seconds: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS })
   const until = performance.now() + seconds * 1000
   let done = 0
   const once = () => new Promise<void>((resolve, reject) => {
-    request(url, { method, agent, headers }, (response) => {
+    request(typeof url === 'string' ? url : url(), { method, agent, headers }, (response) => {
       response.resume().on('end', () => response.statusCode! >= 200 && response.statusCode! < 300 ? resolve() : reject(new Error(`${method} ${url}: ${response.statusCode}`)))
     }).on('error', reject).end(body)
   })

@@ -20,7 +20,7 @@ import { copyAndMove, keepingAVersion, zipAgainstRaw } from './file-operations.j
 import { startCountingReceiver, waitingPolls, wakeAcross } from './changes.js'
 import { multipartUpload, presignedAgainstRaw } from './s3.js'
 import { imagesAgainstRaw } from './images.js'
-import { davAgainstRaw, propfindOfFolder } from './webdav.js'
+import { davAgainstRaw, newPathsAgainst, propfindOfFolder } from './webdav.js'
 import { fillListed, fillSearched, indexAgainstStore, LISTED_FILES, searchMedian } from './names.js'
 import { openDatabase } from '../db/dialect.js'
 import { measureKeyVerification } from './key-verification.js'
@@ -372,6 +372,29 @@ async function main () {
         }
       }
     }
+    /** Writes to new paths against an older build of Stowage (BENCH_BASELINE: a checkout of it, built with npm ci). */
+    async function measureAgainstBaseline () {
+      const checkout = process.env.BENCH_BASELINE
+      if (!checkout) {
+        console.log('writes against an older build need BENCH_BASELINE (a checkout of it, built with npm ci): skipped')
+        return
+      }
+      console.log(`\nWrites of 64 KiB to new paths on fs, against the build in ${checkout}`)
+      const folder = await mkdtemp(join(tmpdir(), 'stowage-baseline-'))
+      const baselinePort = nextPort++
+      const baseline = await startService(baselinePort, { ...serviceEnv('fs'), DATABASE_URL: `sqlite:${join(folder, 'stowage.db')}`, STORAGE_DIR: join(folder, 'objects') }, join(checkout, 'dist', 'server.js'))
+      const now = await freshService('fs')
+      try {
+        const { baselineRaw, baselineDav, raw, dav } = await newPathsAgainst({ port: baselinePort, headers: jwt }, now)
+        console.log(`raw PUT ${raw.toFixed(0)} req/s (the older build ${baselineRaw.toFixed(0)}); WebDAV PUT ${dav.toFixed(0)} req/s (${baselineDav.toFixed(0)})`)
+        check('fs: raw PUT 64 KiB to new paths / the older build', raw / baselineRaw, 'reported', 'issue 46 asks >= 2 against cefd409')
+        check('fs: WebDAV PUT 64 KiB to new paths / the older build', dav / baselineDav, 'reported', 'issue 46 asks >= 2.5 against cefd409')
+      } finally {
+        baseline.kill('SIGTERM')
+        now.child.kill('SIGTERM')
+        await rm(folder, { recursive: true, force: true })
+      }
+    }
     /** Raw PUTs on a service whose user has a webhook (its receiver here, on loopback) against one without. */
     async function measureWebhookWrites () {
       const receiver = await startCountingReceiver()
@@ -523,6 +546,7 @@ async function main () {
     }
     if (process.env.BENCH_ONLY === 'limits') return await measureLimits()
     if (process.env.BENCH_ONLY === 'writes') return await measureWrites()
+    if (process.env.BENCH_ONLY === 'baseline') return await measureAgainstBaseline()
     if (process.env.BENCH_ONLY === 'changes') return await measureChanges()
     /** Listings and HEADs from the index against the same reads from the store, and a search of 100,000 names. */
     async function measureIndex () {
@@ -732,6 +756,7 @@ async function main () {
     await measureFileOperations()
     await measureLimits()
     await measureWrites()
+    await measureAgainstBaseline()
     await measureChanges()
     await measureS3()
     await measureWebdav()

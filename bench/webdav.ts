@@ -9,7 +9,7 @@ import { peakGrowth, type StreamingTarget } from './streaming.js'
 const MIB = 1024 * 1024
 
 /** An API key of the bench's user: a Bearer for the raw routes, a Basic password for WebDAV. */
-async function apiKeyOf (target: StreamingTarget) {
+export async function apiKeyOf (target: Pick<StreamingTarget, 'port' | 'headers'>) {
   const made = await fetch(`http://127.0.0.1:${target.port}/api/keys`, { method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body: '{}' })
   if (made.status !== 201) throw new Error(`POST /api/keys: ${made.status}`)
   const { key } = await made.json() as { key: string }
@@ -71,4 +71,25 @@ export async function propfindOfFolder (target: StreamingTarget, count: number) 
   }
   const growth = await peakGrowth(target.pid, propfind)
   return { listMs: median(listings), propfindMs: median(propfinds), growth }
+}
+
+/**
+ * PUTs of 64 KiB to new paths, raw and through WebDAV, on `now` against `baseline` (an older build
+ * of Stowage, on its own database and folder), in alternating rounds: what issue 46 compares.
+ */
+export async function newPathsAgainst (baseline: Pick<StreamingTarget, 'port' | 'headers'>, now: Pick<StreamingTarget, 'port' | 'headers'>) {
+  const body = Buffer.alloc(64 * 1024, 'n')
+  let count = 0
+  const loops = []
+  for (const target of [baseline, now]) {
+    const { bearer, basic } = await apiKeyOf(target)
+    const base = `http://127.0.0.1:${target.port}`
+    const made = await fetch(`${base}/dav/new-paths/`, { method: 'MKCOL', headers: basic })
+    if (made.status !== 201) throw new Error(`MKCOL: ${made.status}`)
+    loops.push(
+      () => (seconds: number) => loop(() => `${base}/api/raw/new-paths/raw-${count++}.bin`, { method: 'PUT', headers: { ...bearer, 'content-type': 'application/octet-stream' }, body }, seconds),
+      () => (seconds: number) => loop(() => `${base}/dav/new-paths/dav-${count++}.bin`, { method: 'PUT', headers: { ...basic, 'content-type': 'application/octet-stream' }, body }, seconds))
+  }
+  const [baselineRaw, baselineDav, raw, dav] = await alternating(loops)
+  return { baselineRaw, baselineDav, raw, dav }
 }
