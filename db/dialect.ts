@@ -103,6 +103,43 @@ export function lookupOf<Row> (db: Kysely<Database>, sql: string): (parameters: 
   return async (parameters) => (await db.executeQuery<Row>(CompiledQuery.raw(sql, parameters))).rows[0]
 }
 
+/** A statement compiled once, run with its parameters in `executor` (the database, or a
+ *  transaction of it): what it wrote, and the rows it returned. */
+export type Statement<Row> = (executor: Kysely<any>, parameters: unknown[]) => Promise<{ rows: Row[], affected: number }>
+
+/**
+ * A statement of the write path compiled once (`sql`, its parameters given per run). Inside a
+ * transaction on an `openDatabase` SQLite instance it runs straight on the connection, which the
+ * transaction holds; elsewhere (or outside a transaction, where another request's transaction may
+ * hold that connection) through Kysely. Building and compiling a statement cost Kysely more than
+ * SQLite's running it.
+ */
+export function statementOf<Row = never> (db: Kysely<Database>, sql: string): Statement<Row> {
+  const behind = sqliteBehind.get(db)
+  const statement = behind?.database.prepare(sql)
+  const onQuery = behind?.onQuery
+  return async (executor, parameters) => {
+    if (!statement || !executor.isTransaction) {
+      const result = await executor.executeQuery<Row>(CompiledQuery.raw(sql, parameters))
+      return { rows: result.rows, affected: Number(result.numAffectedRows ?? 0) }
+    }
+    const started = onQuery && performance.now()
+    let failed = false
+    try {
+      if (statement.reader) {
+        const rows = statement.all(parameters) as Row[]
+        return { rows, affected: rows.length }
+      }
+      return { rows: [], affected: statement.run(parameters).changes }
+    } catch (error) {
+      failed = true
+      throw isSqliteOutage(error) ? dependencyUnavailable('the database', error) : error
+    } finally {
+      if (onQuery) onQuery(sql, (performance.now() - started!) / 1000, failed)
+    }
+  }
+}
+
 function openSqlite (url: string, options: DialectOptions): SqliteDatabase.Database {
   const path = url.slice('sqlite:'.length)
   if (path !== ':memory:') createPrivately(path)

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
-import { lookupOf } from './dialect.js'
+import { isPostgres, lookupOf, statementOf } from './dialect.js'
 import { inTransaction as inRecording } from './recording.js'
 import type { Database } from './types.js'
 
@@ -29,38 +29,42 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
     (select bytes from quotas where subject = ${userSubject(userId)}),
     (select bytes from quotas where subject = ${orgId === null ? null : orgSubject(orgId)}),
     cast(${defaultQuota} as bigint))`
+  // quotaOf's parameters, for the statements compiled with it.
+  const quotaParameters = ({ userId, orgId }: Owner) => [userSubject(userId), orgId === null ? null : orgSubject(orgId), defaultQuota]
+
+  // Every write runs these: compiled once (see statementOf), their parameters in the order written.
+  const changeRow = statementOf(db, sql`insert into storage_usage (user_id, file_bytes, file_count, trash_bytes, version_bytes, upload_bytes, reserved_bytes)
+    values (${''}, ${0}, ${0}, ${0}, ${0}, ${0}, ${0})
+    on conflict (user_id) do update set file_bytes = storage_usage.file_bytes + excluded.file_bytes,
+      file_count = storage_usage.file_count + excluded.file_count, trash_bytes = storage_usage.trash_bytes + excluded.trash_bytes,
+      version_bytes = storage_usage.version_bytes + excluded.version_bytes, upload_bytes = storage_usage.upload_bytes + excluded.upload_bytes,
+      reserved_bytes = storage_usage.reserved_bytes + excluded.reserved_bytes`.compile(db).sql)
+  const claimOf = (column: 'reserved_bytes' | 'upload_bytes') => statementOf(db, sql`update storage_usage set ${sql.ref(column)} = ${sql.ref(column)} + ${0}
+    where user_id = ${''}
+    and file_bytes + trash_bytes + version_bytes + upload_bytes + reserved_bytes + ${0} <= coalesce(${quotaOf({ userId: '', orgId: '' })}, ${UNLIMITED})`.compile(db).sql)
+  const claims = { reserved_bytes: claimOf('reserved_bytes'), upload_bytes: claimOf('upload_bytes') }
+  const addReservation = statementOf(db, sql`insert into quota_reservations (id, user_id, bytes, expires_at) values (${''}, ${''}, ${0}, ${''})`.compile(db).sql)
+  const takeReservation = statementOf<{ bytes: number | string }>(db, sql`delete from quota_reservations where id = ${''} returning bytes`.compile(db).sql)
 
   async function change (trx: Kysely<Database>, userId: string, { fileBytes = 0, fileCount = 0, trashBytes = 0, versionBytes = 0, uploadBytes = 0 }: UsageChange, released = 0) {
-    await trx.insertInto('storage_usage')
-      .values({ user_id: userId, file_bytes: fileBytes, file_count: fileCount, trash_bytes: trashBytes, version_bytes: versionBytes, upload_bytes: uploadBytes, reserved_bytes: -released })
-      .onConflict((conflict) => conflict.column('user_id').doUpdateSet((eb) => ({
-        file_bytes: eb('storage_usage.file_bytes', '+', eb.ref('excluded.file_bytes')),
-        file_count: eb('storage_usage.file_count', '+', eb.ref('excluded.file_count')),
-        trash_bytes: eb('storage_usage.trash_bytes', '+', eb.ref('excluded.trash_bytes')),
-        version_bytes: eb('storage_usage.version_bytes', '+', eb.ref('excluded.version_bytes')),
-        upload_bytes: eb('storage_usage.upload_bytes', '+', eb.ref('excluded.upload_bytes')),
-        reserved_bytes: eb('storage_usage.reserved_bytes', '+', eb.ref('excluded.reserved_bytes'))
-      })))
-      .execute()
+    await changeRow(trx, [userId, fileBytes, fileCount, trashBytes, versionBytes, uploadBytes, -released])
   }
 
   /** Adds `bytes` to `column` unless the usage would pass the quota; false when it would. */
   async function claim (trx: Kysely<Database>, owner: Owner, column: 'reserved_bytes' | 'upload_bytes', bytes: number): Promise<boolean> {
-    const attempt = () => sql`update storage_usage set ${sql.ref(column)} = ${sql.ref(column)} + ${bytes}
-      where user_id = ${owner.userId}
-      and file_bytes + trash_bytes + version_bytes + upload_bytes + reserved_bytes + ${bytes} <= coalesce(${quotaOf(owner)}, ${UNLIMITED})`.execute(trx)
-    if (Number((await attempt()).numAffectedRows) > 0) return true
+    const attempt = async () => (await claims[column](trx, [bytes, owner.userId, bytes, ...quotaParameters(owner)])).affected > 0
+    if (await attempt()) return true
     // A user's first write: the row is made (or another writer made it meanwhile), then asked again.
     await trx.insertInto('storage_usage').values({ user_id: owner.userId, ...rowOf(NONE) })
       .onConflict((conflict) => conflict.column('user_id').doNothing()).execute()
-    return Number((await attempt()).numAffectedRows) > 0
+    return await attempt()
   }
 
   /** The quota that applies to `owner`; null when none does. */
   // Asked before every write when QUOTA_BYTES is unset: compiled once.
   const quotaRow = lookupOf<{ bytes: number | string | null }>(db, sql`select ${quotaOf({ userId: '', orgId: '' })} as bytes`.compile(db).sql)
-  async function quota ({ userId, orgId }: Owner): Promise<number | null> {
-    const found = await quotaRow([userSubject(userId), orgId === null ? null : orgSubject(orgId), defaultQuota])
+  async function quota (owner: Owner): Promise<number | null> {
+    const found = await quotaRow(quotaParameters(owner))
     return found?.bytes === null || found?.bytes === undefined ? null : Number(found.bytes)
   }
 
@@ -71,7 +75,7 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
     async reserve (owner: Owner, id: string, bytes: number, expiresAt: Date): Promise<boolean> {
       return inTransaction(async (trx) => {
         if (!(await claim(trx, owner, 'reserved_bytes', bytes))) return false
-        await trx.insertInto('quota_reservations').values({ id, user_id: owner.userId, bytes, expires_at: expiresAt.toISOString() }).execute()
+        await addReservation(trx, [id, owner.userId, bytes, expiresAt.toISOString()])
         return true
       })
     },
@@ -92,7 +96,7 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
     /** Ends reservation `id` (if it has not expired), applying what its write changed; in `trx` when given. */
     async settle (userId: string, id: string, changed: UsageChange = {}, trx?: Kysely<Database>): Promise<void> {
       await inRecording(db, trx, async (trx) => {
-        const held = await trx.deleteFrom('quota_reservations').where('id', '=', id).returning('bytes').executeTakeFirst()
+        const { rows: [held] } = await takeReservation(trx, [id])
         await change(trx, userId, changed, Number(held?.bytes ?? 0))
       })
     },
@@ -113,6 +117,14 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
     quota,
     /** Whether a quota bounds everyone (QUOTA_BYTES), so that no write need ask. */
     alwaysBounded: defaultQuota !== null,
+
+    /**
+     * The quota that bounds a write of `owner`, asked before its body is read. On SQLite in a
+     * transaction that writes nothing: a database another process holds refuses the write there
+     * (503), before anything is stored, as a reservation's transaction would. (PostgreSQL's key lock
+     * opens the write's transaction before it publishes.)
+     */
+    quotaForWrite: (owner: Owner) => isPostgres(db) ? quota(owner) : inTransaction(async () => await quota(owner)),
 
     async read (owner: Owner): Promise<{ usage: Usage, quotaBytes: number | null }> {
       const row = await db.selectFrom('storage_usage').selectAll().where('user_id', '=', owner.userId).executeTakeFirst()

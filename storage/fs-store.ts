@@ -27,6 +27,9 @@ const LEGACY_META = '.m'
 const TMP_MAX_AGE_MS = 10 * 60_000
 // A folder emptied by a concurrent delete can vanish during mkdir, or between mkdir and rename.
 const PUBLISH_ATTEMPTS = 50
+// A body up to this long is held whole before it is written, so that it costs the thread pool one
+// write rather than one a chunk and one for the header.
+const SMALL_BODY_BYTES = 128 * 1024
 
 const errorCode = (error: unknown) => (error as NodeJS.ErrnoException).code
 
@@ -166,14 +169,37 @@ export function createFsStore (rootDir: string): ObjectStore {
     return path
   }
 
-  /** The body into a temporary file, after its header; resolves with the file and its ETag. */
+  /** The body into a temporary file, after its header; resolves with the file and its ETag. A body
+   *  of at most SMALL_BODY_BYTES is read before its file is made, and written with its header at once. */
   async function stage (body: Bytes, contentType: string, maxBytes: number) {
     const headerBytes = header(contentType)
+    const hash = createHash('md5')
+    const chunks = limitBytes(body, maxBytes)[Symbol.asyncIterator]()
+    const first: Buffer[] = []
+    let firstBytes = 0
+    let ended = false
+    while (!ended && firstBytes <= SMALL_BODY_BYTES) {
+      const next = await chunks.next()
+      if (next.done === true) ended = true
+      else {
+        first.push(next.value)
+        firstBytes += next.value.length
+        hash.update(next.value)
+      }
+    }
     const { path, handle } = await createTemporary()
     let stored = false
     try {
-      const hash = createHash('md5')
-      const position = await writeHashed(handle, limitBytes(body, maxBytes), HEADER_BYTES, hash)
+      if (ended) {
+        const etag = md5Etag(hash)
+        etagBytes(etag).copy(headerBytes, ETAG_AT)
+        await handle.writev([headerBytes, ...first], 0)
+        stored = true
+        return { path, etag, size: firstBytes }
+      }
+      await handle.writev(first, HEADER_BYTES)
+      const rest = { [Symbol.asyncIterator]: () => chunks }
+      const position = await writeHashed(handle, rest, HEADER_BYTES + firstBytes, hash)
       const etag = md5Etag(hash)
       etagBytes(etag).copy(headerBytes, ETAG_AT)
       await handle.write(headerBytes, 0, HEADER_BYTES, 0)
@@ -293,8 +319,8 @@ export function createFsStore (rootDir: string): ObjectStore {
   }
 
   return {
-    // A write holds one chunk of the request at a time: it goes straight to the file.
-    writeBufferBytes: 64 * 1024,
+    // A write holds a small body whole, a larger one a chunk of the request at a time.
+    writeBufferBytes: SMALL_BODY_BYTES + 64 * 1024,
 
     async open () {
       await mkdir(tmpDir, { recursive: true, mode: DIR_MODE })

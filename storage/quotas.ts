@@ -49,9 +49,9 @@ export function createQuotas (repository: UsageRepository) {
   }
 
   async function reserve (owner: Owner, bytes: number): Promise<Reservation> {
-    // A read rather than a transaction of its own: most stores have no quota, and a write's record
-    // is then one transaction. A quota set while such a write runs binds the writes after it.
-    if (!repository.alwaysBounded && await repository.quota(owner) === null) return unbounded(owner)
+    // Most stores have no quota: a write's record is then its one transaction that writes. A quota
+    // set while such a write runs binds the writes after it.
+    if (!repository.alwaysBounded && await repository.quotaForWrite(owner) === null) return unbounded(owner)
     const id = randomBytes(16).toString('hex')
     const expiry = () => new Date(Date.now() + RESERVATION_TTL_MS)
     if (!(await repository.reserve(owner, id, bytes, expiry()))) throw await overQuota(owner, bytes)

@@ -349,20 +349,21 @@ t.test('a write holds room while its body arrives only when a quota bounds its w
     const { port } = new URL(await user.app.listen({ port: 0, host: '127.0.0.1' }))
     const staging = join(user.config.STORAGE_DIR, '.tmp')
     const answered = new Promise<number>((resolve, reject) => {
-      const request = httpRequest({ host: '127.0.0.1', port, method: 'PUT', path: '/api/raw/slow.bin', headers: { ...user.headers, 'content-length': '2000' } }, (response) => {
+      const request = httpRequest({ host: '127.0.0.1', port, method: 'PUT', path: '/api/raw/slow.bin', headers: { ...user.headers, 'content-length': '300000' } }, (response) => {
         response.resume()
         resolve(response.statusCode!)
       }).on('error', reject)
-      request.write(Buffer.alloc(1000))
+      // More than the fs driver reads before it makes the file (SMALL_BODY_BYTES).
+      request.write(Buffer.alloc(200_000))
       // Once its body is being staged, its room is whatever it will hold until it is published.
       void waitFor(async () => (await readdir(staging).catch(() => [])).length > 0, { what: 'the body staged' }).then(async () => {
         const held = await user.app.stowageDb.selectFrom('quota_reservations').select('bytes').where('user_id', '=', user.userId).execute()
-        t.same(held.map((row) => Number(row.bytes)), quota === null ? [] : [2000], quota === null ? 'no quota: no room held' : 'a quota: its declared length held')
-        request.end(Buffer.alloc(1000))
+        t.same(held.map((row) => Number(row.bytes)), quota === null ? [] : [300_000], quota === null ? 'no quota: no room held' : 'a quota: its declared length held')
+        request.end(Buffer.alloc(100_000))
       }, reject)
     })
     t.equal(await answered, 200)
-    t.match(await user.usage(), { fileBytes: 2000, fileCount: 1, quotaBytes: quota }, 'counted once published')
+    t.match(await user.usage(), { fileBytes: 300_000, fileCount: 1, quotaBytes: quota }, 'counted once published')
     t.equal((await user.app.stowageDb.selectFrom('quota_reservations').select('id').execute()).length, 0, 'no reservation left')
   }
 })
