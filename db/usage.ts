@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely'
-import { isPostgres, lookupOf, statementOf } from './dialect.js'
+import { isPostgres, statementOf } from './dialect.js'
 import { inTransaction as inRecording } from './recording.js'
 import type { Database } from './types.js'
 
@@ -62,9 +62,9 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
 
   /** The quota that applies to `owner`; null when none does. */
   // Asked before every write when QUOTA_BYTES is unset: compiled once.
-  const quotaRow = lookupOf<{ bytes: number | string | null }>(db, sql`select ${quotaOf({ userId: '', orgId: '' })} as bytes`.compile(db).sql)
-  async function quota (owner: Owner): Promise<number | null> {
-    const found = await quotaRow(quotaParameters(owner))
+  const quotaRow = statementOf<{ bytes: number | string | null }>(db, sql`select ${quotaOf({ userId: '', orgId: '' })} as bytes`.compile(db).sql)
+  async function quota (owner: Owner, executor: Kysely<Database> = db): Promise<number | null> {
+    const { rows: [found] } = await quotaRow(executor, quotaParameters(owner))
     return found?.bytes === null || found?.bytes === undefined ? null : Number(found.bytes)
   }
 
@@ -124,7 +124,7 @@ export function createUsageRepository (db: Kysely<Database>, defaultQuota: numbe
      * (503), before anything is stored, as a reservation's transaction would. (PostgreSQL's key lock
      * opens the write's transaction before it publishes.)
      */
-    quotaForWrite: (owner: Owner) => isPostgres(db) ? quota(owner) : inTransaction(async () => await quota(owner)),
+    quotaForWrite: (owner: Owner) => isPostgres(db) ? quota(owner) : inTransaction(async (trx) => await quota(owner, trx)),
 
     async read (owner: Owner): Promise<{ usage: Usage, quotaBytes: number | null }> {
       const row = await db.selectFrom('storage_usage').selectAll().where('user_id', '=', owner.userId).executeTakeFirst()
