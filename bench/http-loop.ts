@@ -10,8 +10,9 @@ export async function loop (url: string | (() => string), { method = 'GET', head
   const until = performance.now() + seconds * 1000
   let done = 0
   const once = () => new Promise<void>((resolve, reject) => {
-    request(typeof url === 'string' ? url : url(), { method, agent, headers }, (response) => {
-      response.resume().on('end', () => response.statusCode! >= 200 && response.statusCode! < 300 ? resolve() : reject(new Error(`${method} ${url}: ${response.statusCode}`)))
+    const target = typeof url === 'string' ? url : url()
+    request(target, { method, agent, headers }, (response) => {
+      response.resume().on('end', () => response.statusCode! >= 200 && response.statusCode! < 300 ? resolve() : reject(new Error(`${method} ${target}: ${response.statusCode}`)))
     }).on('error', reject).end(body)
   })
   const started = performance.now()

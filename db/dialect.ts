@@ -80,18 +80,20 @@ export function directLookup<Row> (db: Kysely<Database>, sql: string): ((paramet
   const behind = sqliteBehind.get(db)
   const statement = behind?.database.prepare(sql)
   if (!statement) return undefined
-  const onQuery = behind?.onQuery
-  return (parameters) => {
-    const started = onQuery && performance.now()
-    let failed = false
-    try {
-      return statement.get(parameters) as Row | undefined
-    } catch (error) {
-      failed = true
-      throw isSqliteOutage(error) ? dependencyUnavailable('the database', error) : error
-    } finally {
-      if (onQuery) onQuery(sql, (performance.now() - started!) / 1000, failed)
-    }
+  return (parameters) => runDirectly(behind!.onQuery, sql, () => statement.get(parameters) as Row | undefined)
+}
+
+/** A statement run straight on SQLite, observed as Kysely's are, its outage a 503. */
+function runDirectly<T> (onQuery: QueryObserver | undefined, sql: string, run: () => T): T {
+  const started = onQuery && performance.now()
+  let failed = false
+  try {
+    return run()
+  } catch (error) {
+    failed = true
+    throw isSqliteOutage(error) ? dependencyUnavailable('the database', error) : error
+  } finally {
+    if (onQuery) onQuery(sql, (performance.now() - started!) / 1000, failed)
   }
 }
 
@@ -117,26 +119,16 @@ export type Statement<Row> = (executor: Kysely<any>, parameters: unknown[]) => P
 export function statementOf<Row = never> (db: Kysely<Database>, sql: string): Statement<Row> {
   const behind = sqliteBehind.get(db)
   const statement = behind?.database.prepare(sql)
-  const onQuery = behind?.onQuery
   return async (executor, parameters) => {
     if (!statement || !executor.isTransaction) {
       const result = await executor.executeQuery<Row>(CompiledQuery.raw(sql, parameters))
       return { rows: result.rows, affected: Number(result.numAffectedRows ?? 0) }
     }
-    const started = onQuery && performance.now()
-    let failed = false
-    try {
-      if (statement.reader) {
-        const rows = statement.all(parameters) as Row[]
-        return { rows, affected: rows.length }
-      }
-      return { rows: [], affected: statement.run(parameters).changes }
-    } catch (error) {
-      failed = true
-      throw isSqliteOutage(error) ? dependencyUnavailable('the database', error) : error
-    } finally {
-      if (onQuery) onQuery(sql, (performance.now() - started!) / 1000, failed)
-    }
+    return runDirectly(behind!.onQuery, sql, () => {
+      if (!statement.reader) return { rows: [], affected: statement.run(parameters).changes }
+      const rows = statement.all(parameters) as Row[]
+      return { rows, affected: rows.length }
+    })
   }
 }
 

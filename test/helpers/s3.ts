@@ -18,7 +18,7 @@ const server = new S3rver({ address: '127.0.0.1', port: Number(port), directory,
 // written aside and renamed into place, and the reads and writes of one key are made one at a time.
 const { mkdir, rename } = require('node:fs/promises')
 const { dirname } = require('node:path')
-const { randomUUID } = require('node:crypto')
+const { createHash, randomUUID } = require('node:crypto')
 const { AsyncLocalStorage } = require('node:async_hooks')
 const store = server.store
 const tails = new Map()
@@ -47,7 +47,7 @@ store.putObject = async (object) => {
   const aside = { bucket: '.staging', key: randomUUID() }
   const asidePath = store.getResourcePath(aside.bucket, aside.key, 'object')
   await mkdir(dirname(asidePath), { recursive: true })
-  const md5 = require('node:crypto').createHash('md5')
+  const md5 = createHash('md5')
   let size = 0
   const content = Buffer.isBuffer(object.content) ? Readable.from([object.content]) : object.content
   await pipeline(content, new Transform({ transform (chunk, _encoding, callback) { md5.update(chunk); size += chunk.length; callback(null, chunk) } }), createWriteStream(asidePath))
