@@ -59,21 +59,29 @@ export interface ChangeSeen { op: string, key: string, from?: string, size?: num
  * undefined when it is not under what is shared: paths under the mount's name; a move into the
  * share is a put, one out of it a delete.
  */
-export function seenThrough<T extends ChangeSeen> (change: T, { name, path }: { name: string, path: string }): T | undefined {
+export function seenThrough<T extends ChangeSeen> (change: T, mount: { name: string, path: string }): T | undefined {
   if (change.op === 'share' || change.op === 'unshare') return undefined
-  const folder = path.endsWith('/')
-  const inside = (key: string | undefined): key is string => key !== undefined && (folder ? key.startsWith(path) : key === path)
-  const mapped = (key: string) => folder ? `${name}/${key.slice(path.length)}` : name
   const { from, ...written } = change
-  if (inside(change.key)) {
-    const seen = { ...written, key: mapped(change.key) }
+  const key = shownThrough(change.key, mount)
+  if (key !== undefined) {
+    const seen = { ...written, key }
     if (from === undefined) return seen as T
-    return (inside(from) ? { ...seen, from: mapped(from) } : { ...seen, op: 'put' }) as T
+    const wasAt = shownThrough(from, mount)
+    return (wasAt !== undefined ? { ...seen, from: wasAt } : { ...seen, op: 'put' }) as T
   }
   // Moved out: a delete, which carries no content.
   const { size: _size, etag: _etag, contentType: _contentType, ...bare } = written
-  if (inside(from)) return { ...bare, op: 'delete', key: mapped(from) } as T
+  const wasAt = shownThrough(from, mount)
+  if (wasAt !== undefined) return { ...bare, op: 'delete', key: wasAt } as T
   return undefined
+}
+
+/** The owner's `key` as the grantee sees it through the mount `name` of the owner's `path`; undefined
+ *  when it is not under what is shared. */
+export function shownThrough (key: string | undefined, { name, path }: { name: string, path: string }): string | undefined {
+  if (key === undefined) return undefined
+  if (!path.endsWith('/')) return key === path ? name : undefined
+  return key.startsWith(path) ? `${name}/${key.slice(path.length)}` : undefined
 }
 
 /**

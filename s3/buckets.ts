@@ -1,6 +1,6 @@
 import type { FileService } from '../storage/files.js'
 import { encodeContinuationToken } from '../storage/paths.js'
-import { invalidArgument, noSuchBucket, notImplemented, S3Error } from './errors.js'
+import { invalidArgument, notImplemented, S3Error } from './errors.js'
 import type { XmlNode } from './xml.js'
 
 // S3's bucket names: 3 to 63 lower-case letters, digits, dots and hyphens, a letter or digit at each end, not an IP address.
@@ -15,10 +15,6 @@ export function checkBucketName (name: string) {
 export async function bucketExists (files: FileService, userId: string, bucket: string): Promise<boolean> {
   if (!isBucketName(bucket)) return false
   return await files.folderExists(userId, bucket)
-}
-
-export async function requireBucket (files: FileService, userId: string, bucket: string) {
-  if (!await bucketExists(files, userId, bucket)) throw noSuchBucket(bucket)
 }
 
 /** ListBuckets: the top-level folders whose names are bucket names. */

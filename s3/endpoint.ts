@@ -9,10 +9,10 @@ import { lingerBeforeClose } from '../plugins/errors.js'
 import type { AddressFailureLimit } from '../http/decorators.js'
 import { createMemory } from '../limits.js'
 import { ConflictError, NotFoundError } from '../errors.js'
-import { DEFAULT_CONTENT_TYPE, type FileService } from '../storage/files.js'
+import type { FileService } from '../storage/files.js'
 import type { Multipart } from '../storage/multipart.js'
 import { completeUpload, createUpload, listParts, listUploads, multipartError, uploadPart, uploadPartCopy } from './multipart.js'
-import { bucketConfiguration, bucketExists, checkBucketName, listBuckets, listObjects, maxKeysOf, requireBucket } from './buckets.js'
+import { bucketConfiguration, bucketExists, checkBucketName, isBucketName, listBuckets, listObjects, maxKeysOf } from './buckets.js'
 import type { S3Credentials } from './credentials.js'
 import { invalidArgument, noSuchBucket, notImplemented, S3Error, s3ErrorOf } from './errors.js'
 import { CURRENT, deleteVersion, listVersions, readVersion } from './versions.js'
@@ -98,15 +98,17 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
     return reply.send(errorDocument({ Code: s3.code, Message: s3.message, ...s3.extra, Resource: resource, RequestId: request.id }))
   })
 
-  // Buckets seen to exist, so that a write into one asks the store once a minute, not per write: a
-  // bucket deleted on another instance may take a write here (making it again) within that minute.
+  // Buckets of one's own seen to exist, so that a write into one asks the store once a minute, not
+  // per write: a bucket deleted on another instance may take a write here (making it again) within
+  // that minute. A mount's bucket is asked for each time: it ends with its share, at once (DESIGN §13).
   const knownBuckets = createMemory<true>(10_000)
   const BUCKET_MEMORY_MS = 60_000
   async function requireBucketFor (userId: string, bucket: string) {
     const memo = `${userId}\n${bucket}`
     if (knownBuckets.get(memo)) return
-    await requireBucket(files, userId, bucket)
-    knownBuckets.set(memo, true, Date.now() + BUCKET_MEMORY_MS)
+    const found = isBucketName(bucket) ? await files.topFolder(userId, bucket) : undefined
+    if (!found) throw noSuchBucket(bucket)
+    if (found === 'own') knownBuckets.set(memo, true, Date.now() + BUCKET_MEMORY_MS)
   }
   const forgetBucket = (userId: string, bucket: string) => knownBuckets.set(`${userId}\n${bucket}`, true, 0)
 

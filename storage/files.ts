@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { BadRequestError, ConflictError, FolderInTheWayError, ForbiddenError, InsufficientStorageError, NotFoundError, PreconditionFailedError } from '../errors.js'
 import { directly, type Exclusive, type KeyLocks } from '../db/key-locks.js'
 import type { TrashRepository } from '../db/trash.js'
-import type { VersionRepository } from '../db/versions.js'
+import type { Version, VersionRepository } from '../db/versions.js'
 import type { Recorder } from '../db/recording.js'
 import type { Owner } from '../db/usage.js'
 import { hasPreconditions, isNotModified, rangeStillApplies, type ReadConditions } from './conditional.js'
@@ -17,7 +17,7 @@ import { createVersions, VERSIONS_PREFIX } from './versions.js'
 import type { Journal } from './changes.js'
 import type { NameIndex } from './names.js'
 import { foldCase, upperBound, type ListSort, type SortedAfter } from '../db/names.js'
-import type { ListedMount, Mount, MountRepository } from '../db/mounts.js'
+import { shownThrough, type ListedMount, type Mount, type MountRepository } from '../db/mounts.js'
 
 export const PAGE_SIZE = 100
 export const DEFAULT_CONTENT_TYPE = 'application/octet-stream'
@@ -316,8 +316,21 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   const reader = (userId: string): Owner => ({ userId, orgId: null })
 
   /** A viewer's write: 403 (DESIGN §13). */
-  function refuseViewer (mount: Mount | undefined) {
+  function refuseViewer (mount: Pick<Mount, 'name' | 'role'> | undefined) {
     if (mount && mount.role !== 'editor') throw new ForbiddenError(`${mount.name} is shared with you to view: its files cannot be changed by you`)
+  }
+
+  /** A version as the caller reaches it: of one of their own files, or of a file under a mount of
+   *  theirs, at the path they see it by; 404 for any other (DESIGN §13: a grantee reaches ids only
+   *  through paths they can see). */
+  async function reachedVersion (userId: string, id: string): Promise<Version & { mount?: ListedMount }> {
+    const version = await versions!.find(id)
+    if (version.userId === userId) return version
+    for (const mount of mounts ? await mounts.listed(userId) : []) {
+      const path = mount.ownerId === version.userId ? shownThrough(version.path, mount) : undefined
+      if (path !== undefined) return { ...version, path, mount }
+    }
+    throw versions!.notFound()
   }
 
   /** The mount `place` is, when `path` names the mount itself (a file's mount by a file path, a
@@ -567,7 +580,11 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   /** Whether each folder of `paths` exists, made on purpose or holding anything: one lookup by key in
    *  the index (while the user's names are being built, whether the store lists anything under each). */
   async function foldersExist (userId: string, paths: string[]): Promise<boolean[]> {
-    const keys = await folderKeys(userId, paths)
+    return await foldersAt(userId, await folderKeys(userId, paths))
+  }
+
+  /** Whether folders stand at these markers' keys (as folderKeys gives them: '' for the root). */
+  async function foldersAt (userId: string, keys: string[]): Promise<boolean[]> {
     if (names && await names.built(userId) && keys.every((key) => key === '' || pathOf(key)?.userId === userId)) {
       const found = await names.folders(keys.filter((key) => key !== ''))
       return keys.map((key) => key === '' || found.has(key))
@@ -819,6 +836,14 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
     /** Whether the folder exists: made on purpose, or holding anything. */
     folderExists: async (userId: string, path: string): Promise<boolean> => (await foldersExist(userId, [path]))[0],
 
+    /** What stands at `name` at the top of the caller's tree: a folder of their own, one shared with
+     *  them (a mount, which lasts only while its share does), or nothing. */
+    async topFolder (userId: string, name: string): Promise<'own' | 'shared' | undefined> {
+      const place = await placeOf(reader(userId), checkFolderPath(name).slice(0, -1), 'read')
+      const [found] = await foldersAt(userId, [`${place.key}/`])
+      return !found ? undefined : place.mount ? 'shared' : 'own'
+    },
+
     /** Removes an empty folder: 409 when it holds anything, 404 when there is none. `unlessEmpty`
      *  (a folder moved away): it is no longer kept for itself, and lasts while it holds anything. */
     async removeFolder (userId: string, path: string, { unlessEmpty = false } = {}) {
@@ -846,16 +871,16 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         const { owner, path: ownersPath } = await placeOf(reader(userId), path, 'read')
         return await versions.list(owner.userId, ownersPath, continuationToken)
       },
-      tokenAfter: versions.tokenAfter,
+      tokenAfter: async (userId: string, id: string) => versions.tokenAfter(await reachedVersion(userId, id)),
       /** A version's bytes, described as the file they were (its time and type), and that file's path. */
       async read (userId: string, id: string, options: ReadConditions & { range?: RangeRequest } = {}) {
-        const version = await versions.find(userId, id)
+        const version = await reachedVersion(userId, id)
         const read = await readAt(version.objectKey, versions.notFound, options, (meta) => ({ ...meta, contentType: version.contentType, lastModified: version.lastModified }))
         return { path: version.path, read }
       },
       /** Copies a version back to its path (or `to`): it becomes the file, and the file it replaces a version. */
       async restore (owner: Owner, id: string, { to, ifMatch }: { to?: string, ifMatch?: string[] } = {}) {
-        const version = await versions.find(owner.userId, id)
+        const version = await reachedVersion(owner.userId, id)
         const object = await versions.objectOf(version)
         const path = to ?? version.path
         const place = await placeOf(owner, path, 'write')
@@ -863,9 +888,13 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         if (!restored) throw versions.notFound()
         return described(path, restored)
       },
-      /** A version, described: its path, size, ETag, type and times; 404 for another user's. */
-      find: versions.find,
-      remove: versions.remove,
+      /** A version the caller reaches, described at the path they see it by: its size, ETag, type and times. */
+      find: reachedVersion,
+      async remove (userId: string, id: string) {
+        const version = await reachedVersion(userId, id)
+        refuseViewer(version.mount)
+        await versions.remove(version)
+      },
       sweep: versions.sweep
     },
 

@@ -92,16 +92,12 @@ export function createVersions ({ store, repository, retentionMs, fileOf, count,
       return { versions: shown.map(described), ...page }
     },
 
-    /** The continuation token of a page that starts after the version `id` (S3's version-id-marker); 404 when there is none. */
-    async tokenAfter (userId: string, id: string) {
-      const version = await repository.find(userId, id)
-      if (!version) throw notFound()
-      return encodeCursor({ at: version.keptAt.toISOString(), id: version.id })
-    },
+    /** The continuation token of a page that starts after `version` (S3's version-id-marker). */
+    tokenAfter: (version: Version) => encodeCursor({ at: version.keptAt.toISOString(), id: version.id }),
 
-    /** A version of one of the user's files; 404 for another user's. */
-    async find (userId: string, id: string): Promise<Version> {
-      const version = await repository.find(userId, id)
+    /** The version `id`, whoever's: who may reach it is the caller's to decide (FileService.versions). */
+    async find (id: string): Promise<Version> {
+      const version = await repository.find(id)
       if (!version) throw notFound()
       return version
     },
@@ -113,9 +109,8 @@ export function createVersions ({ store, repository, retentionMs, fileOf, count,
       return { ...object, contentType: version.contentType, lastModified: version.lastModified }
     },
 
-    async remove (userId: string, id: string) {
-      const version = await repository.find(userId, id)
-      if (!version || !await remove(version)) throw notFound()
+    async remove (version: Version) {
+      if (!await remove(version)) throw notFound()
     },
 
     /** Removes the user's oldest versions but `spared` (one being restored), one by one, until
