@@ -91,6 +91,25 @@ for (const driver of ['fs', 's3'] as const) {
         t.equal((await app.inject({ method: 'DELETE', url: adasUpload, headers: { ...headers, ...tus } })).statusCode, 404, `${who}: nor dropped`)
       }
       t.equal((await app.inject({ method: 'HEAD', url: adasUpload, headers: { ...ada, 'tus-resumable': '1.0.0' } })).headers['upload-offset'], '0', 'the owner\'s upload is as it was')
+      // One's own trash item or version restored into a mount: a write there like any other.
+      for (const [who, headers] of [['viewer', bea], ['editor', cai]] as const) {
+        await put(headers, 'mine.txt', `${who}'s first`)
+        await put(headers, 'mine.txt', `${who}'s`)
+        const [ownVersion] = await versionsOf(headers, 'mine.txt')
+        t.equal((await app.inject({ method: 'DELETE', url: '/api/files/mine.txt', headers })).statusCode, 204)
+        const item = ((await app.inject({ url: '/api/trash', headers })).json().items as Array<{ id: string, key: string }>).find(({ key }) => key === 'mine.txt')!.id
+        const fromTrash = await app.inject({ method: 'POST', url: `/api/trash/${item}/restore`, headers, payload: { to: `docs/from-${who}-trash.txt` } })
+        const fromVersion = await app.inject({ method: 'POST', url: `/api/versions/${ownVersion}/restore`, headers, payload: { to: `docs/from-${who}-version.txt` } })
+        if (who === 'viewer') {
+          t.equal(fromTrash.statusCode, 403, `a viewer's trash restore into the mount: ${fromTrash.payload}`)
+          t.equal(fromVersion.statusCode, 403, `a viewer's version restore into the mount: ${fromVersion.payload}`)
+        } else {
+          t.equal(fromTrash.statusCode, 200, fromTrash.payload)
+          t.equal(fromVersion.statusCode, 200, fromVersion.payload)
+        }
+        t.equal(await read(ada, `docs/from-${who}-trash.txt`), who === 'viewer' ? 404 : 'editor\'s', `${who}: the owner's file from a trash restore`)
+        t.equal(await read(ada, `docs/from-${who}-version.txt`), who === 'viewer' ? 404 : 'editor\'s first', `${who}: and from a version restore`)
+      }
       const restored = await app.inject({ method: 'POST', url: `/api/trash/${docsTrash}/restore`, headers: ada, payload: {} })
       t.equal(restored.statusCode, 200, 'the owner restores her item')
       t.equal(await read(bea, 'docs/old.txt'), 'old', 'and the viewer sees it back')
