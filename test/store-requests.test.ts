@@ -13,7 +13,8 @@ t.teardown(async () => { await idp.close(); await s3.close() })
 async function startLoggingProxy (target: URL) {
   const log: string[] = []
   const proxy = createServer((incoming, answer) => {
-    log.push(`${incoming.method} ${decodeURIComponent(incoming.url!.split('?')[0])}`)
+    const copied = incoming.headers['x-amz-copy-source'] === undefined ? '' : ` from ${decodeURIComponent(String(incoming.headers['x-amz-copy-source']))}`
+    log.push(`${incoming.method} ${decodeURIComponent(incoming.url!.split('?')[0])}${copied}`)
     const upstream = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (reply: IncomingMessage) => {
       answer.writeHead(reply.statusCode!, reply.headers)
       reply.pipe(answer)
@@ -42,7 +43,7 @@ async function storeRequests (path: string, write: () => Promise<{ statusCode: n
   const started = Date.now()
   const answered = await write()
   const mayCrossASecond = Math.floor(started / 1000) !== Math.floor(Date.now() / 1000)
-  const requests = proxy.log.slice(from).filter((line) => line.endsWith(`/users/alice/files/${path}`))
+  const requests = proxy.log.slice(from).filter((line) => line.split(' from ')[0].endsWith(`/users/alice/files/${path}`))
   return { status: answered.statusCode, requests, allowed: mayCrossASecond ? 3 : 2 }
 }
 
@@ -69,4 +70,30 @@ t.test('a write on S3 makes at most two requests to the store: one look at the k
   const refused = await storeRequests('new.bin', raw('new.bin', { 'if-match': '"00000000000000000000000000000000"' }))
   t.equal(refused.status, 412, 'a stale If-Match is refused')
   t.same(refused.requests.map((line) => line.split(' ')[0]), ['HEAD'], 'after one look at the key, with nothing written')
+})
+
+t.test('a copy or move across a mount\'s edge is one CopyObject in the store, counted for whoever owns the destination', async (t) => {
+  const ada = bearer(idp.token({ sub: 'ada' }))
+  const bea = bearer(idp.token({ sub: 'bea' }))
+  for (const headers of [ada, bea]) t.equal((await app.inject({ url: '/api/me', headers })).statusCode, 200)
+  t.equal((await app.inject({ method: 'PUT', url: '/api/raw/docs/a.bin', headers: { ...ada, 'content-type': 'application/octet-stream' }, payload: body })).statusCode, 200)
+  t.equal((await app.inject({ method: 'POST', url: '/api/shares', headers: ada, payload: { path: 'docs/', with: { userId: 'bea' }, role: 'editor' } })).statusCode, 201)
+  const usage = async (headers: Record<string, string>) => (await app.inject({ url: '/api/usage', headers })).json().fileBytes as number
+  const [adaBefore, beaBefore] = [await usage(ada), await usage(bea)]
+  const byStore = async (operation: () => Promise<{ statusCode: number, payload: string }>) => {
+    const from = proxy.log.length
+    const answered = await operation()
+    t.equal(answered.statusCode, 200, answered.payload)
+    return proxy.log.slice(from).filter((line) => / \/[^/]+\/users\/(ada|bea)\/files\//.test(line) && !line.includes('/files/docs/.'))
+  }
+  const out = await byStore(() => app.inject({ method: 'POST', url: '/api/copies', headers: bea, payload: { from: 'docs/a.bin', to: 'mine.bin' } }))
+  t.notOk(out.some((line) => line.startsWith('GET ')), `out of the mount, no bytes read through the instance: ${out.join(', ')}`)
+  t.ok(out.some((line) => /^PUT \/[^/]+\/users\/bea\/files\/mine\.bin from .*users\/ada\/files\/docs\/a\.bin/.test(line)), `one CopyObject from the owner's key: ${out.join(', ')}`)
+  t.equal(await usage(bea), beaBefore + body.length, 'counted as the grantee\'s, whose file it is')
+  t.equal(await usage(ada), adaBefore, 'and not the owner\'s')
+  const into = await byStore(() => app.inject({ method: 'POST', url: '/api/moves', headers: bea, payload: { from: 'mine.bin', to: 'docs/b.bin' } }))
+  t.notOk(into.some((line) => line.startsWith('GET ')), `into the mount, no bytes read through the instance: ${into.join(', ')}`)
+  t.ok(into.some((line) => /^PUT \/[^/]+\/users\/ada\/files\/docs\/b\.bin from .*users\/bea\/files\/mine\.bin/.test(line)), `one CopyObject to the owner's key: ${into.join(', ')}`)
+  t.equal(await usage(ada), adaBefore + body.length, 'counted as the owner\'s')
+  t.equal(await usage(bea), beaBefore, 'and no longer the grantee\'s: she moved it')
 })
