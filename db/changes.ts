@@ -1,5 +1,5 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
-import { beginsWith, isPostgres } from './dialect.js'
+import { beginsWith, isPostgres, runPrepared } from './dialect.js'
 import type { ChangesTable, Database } from './types.js'
 import { applyNameChanges, takeWritersTurn, type NameChange } from './names.js'
 import { inTransaction } from './recording.js'
@@ -75,6 +75,13 @@ async function notifyChanged (trx: Kysely<Database>, userId: string, paths: stri
   if (isPostgres(trx)) await sql`select pg_notify(${CHANGES_CHANNEL}, ${notificationPayload(userId, paths)})`.execute(trx)
 }
 
+/** The journal's entry of `change` (every write makes one: built once, see runPrepared). */
+async function insertChange (trx: Kysely<Database>, { userId, op, key, from, size, etag, contentType, at }: Omit<ChangeEntry, 'seq'>) {
+  await runPrepared(trx, 'changes.insert', (value) => trx.insertInto('changes').values({
+    user_id: value('userId'), op: value('op'), key: value('key'), from_key: value('from'), size: value('size'), etag: value('etag'), content_type: value('contentType'), at: value('at')
+  }).compile(), { userId, op, key, from: from ?? null, size: size ?? null, etag: etag ?? null, contentType: contentType ?? null, at: at.toISOString() })
+}
+
 /**
  * Journals mounts coming and going in `trx` (its own transaction when `trx` is the database), as
  * `add` journals a change of files: the writers' turn, the grantees' webhooks, every instance told.
@@ -86,7 +93,7 @@ export async function journalMounts (trx: Kysely<Database>, changes: MountChange
   await takeWritersTurn(trx)
   for (const { userId, op, key, shareId } of changes) {
     if (op === 'unshare' && shareId !== undefined) await trx.deleteFrom('webdav_locks').where('share_id', '=', shareId).where('taken_by', '=', userId).execute()
-    await trx.insertInto('changes').values({ user_id: userId, op, key, from_key: null, size: null, etag: null, content_type: null, at: at.toISOString() }).execute()
+    await insertChange(trx, { userId, op, key, at })
     await queueDeliveries(trx, { userId, op, key, at })
     await notifyChanged(trx, userId, [key, `${key}/`])
   }
@@ -106,9 +113,7 @@ export function createChangeRepository (db: Kysely<Database>) {
         // One writer at a time: a reader past an entry never misses an earlier one that was still
         // committing, and the index's folders are never pruned under a write that adds to them.
         await takeWritersTurn(trx)
-        await trx.insertInto('changes').values({
-          user_id: userId, op, key, from_key: from ?? null, size: size ?? null, etag: etag ?? null, content_type: contentType ?? null, at: at.toISOString()
-        }).execute()
+        await insertChange(trx, change)
         await applyNameChanges(trx, names)
         let queued = await queueDeliveries(trx, change)
         // Grantees' webhooks hear of it at their mounts' paths.

@@ -52,10 +52,13 @@ export function openDatabase (url: string, options: DialectOptions = {}): Kysely
   const database = openSqlite(url, options)
   const db = new Kysely<Database>({ dialect: sqliteDialect(database), log })
   sqliteBehind.set(db, { database, onQuery })
+  sqliteOfAdapter.set(db.getExecutor().adapter, { database, onQuery })
   return db
 }
 
 const sqliteBehind = new WeakMap<Kysely<Database>, { database: SqliteDatabase.Database, onQuery?: QueryObserver }>()
+// The same, by the adapter an instance shares with its transactions.
+const sqliteOfAdapter = new WeakMap<object, { database: SqliteDatabase.Database, onQuery?: QueryObserver }>()
 const poolBehind = new WeakMap<Kysely<Database>, PostgresPool & { stats (): { total: number, idle: number, waiting: number } }>()
 
 /** Whether `db` is PostgreSQL (a host's Kysely instance included): instances can share it safely. */
@@ -117,7 +120,12 @@ export type Statement<Row> = (executor: Kysely<any>, parameters: unknown[]) => P
  * SQLite's running it.
  */
 export function statementOf<Row = never> (db: Kysely<Database>, sql: string): Statement<Row> {
-  const behind = sqliteBehind.get(db)
+  return statementOn(db.getExecutor().adapter, sql)
+}
+
+/** statementOf for the database whose (and whose transactions') adapter is `adapter`. */
+function statementOn<Row> (adapter: object, sql: string): Statement<Row> {
+  const behind = sqliteOfAdapter.get(adapter)
   const statement = behind?.database.prepare(sql)
   return async (executor, parameters) => {
     if (!statement || !executor.isTransaction) {
@@ -131,6 +139,46 @@ export function statementOf<Row = never> (db: Kysely<Database>, sql: string): St
     })
   }
 }
+
+// A stand-in for a value of a statement built once: its name, after a character no value holds.
+const STAND_IN = '\u0000stand-in:'
+type Slot = { name: string } | { value: unknown }
+const preparedOn = new WeakMap<object, Map<string, { run: Statement<unknown>, slots: Slot[] }>>()
+
+/**
+ * Runs the statement `name` of the write path in `executor` (a database or its transaction) with
+ * `values` by name. It is built once per database by `build`, with Kysely, from stand-ins for its
+ * values (`value('key')`), and then run as statementOf runs one: building and compiling a statement
+ * cost Kysely more than running it. `name` stands for one shape of statement: a shape that varies
+ * (a list's length) is a name each.
+ */
+export async function runPrepared<Row = never> (executor: Kysely<any>, name: string, build: (value: (name: string) => any) => CompiledQuery, values: Record<string, unknown>): Promise<{ rows: Row[], affected: number }> {
+  const adapter = executor.getExecutor().adapter
+  let prepared = preparedOn.get(adapter)
+  if (!prepared) preparedOn.set(adapter, prepared = new Map())
+  let statement = prepared.get(name)
+  if (!statement) {
+    const compiled = build((slot) => STAND_IN + slot)
+    const slots = compiled.parameters.map((parameter): Slot => typeof parameter === 'string' && parameter.startsWith(STAND_IN) ? { name: parameter.slice(STAND_IN.length) } : { value: parameter })
+    statement = { run: statementOn(adapter, compiled.sql), slots }
+    prepared.set(name, statement)
+  }
+  const parameters = statement.slots.map((slot) => {
+    if (!('name' in slot)) return slot.value
+    if (values[slot.name] === undefined) throw new Error(`${name}: no value for ${slot.name}`)
+    return values[slot.name]
+  })
+  return await statement.run(executor, parameters) as { rows: Row[], affected: number }
+}
+
+/** Rows for an insert built once (see runPrepared): each column of each row a stand-in named by both. */
+export const standInRows = <Row extends object>(rows: Row[], value: (name: string) => any): Row[] =>
+  rows.map((row, index) => Object.fromEntries(Object.keys(row).map((column) => [column, value(`${index}:${column}`)])) as Row)
+
+/** The values of `rows` by the names standInRows gives their stand-ins (undefined: null, as the
+ *  column Kysely would leave out). */
+export const rowValues = (rows: object[]): Record<string, unknown> =>
+  Object.fromEntries(rows.flatMap((row, index) => Object.entries(row).map(([column, value]) => [`${index}:${column}`, value ?? null])))
 
 function openSqlite (url: string, options: DialectOptions): SqliteDatabase.Database {
   const path = url.slice('sqlite:'.length)

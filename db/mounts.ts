@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { lookupOf } from './dialect.js'
+import { lookupOf, runPrepared } from './dialect.js'
 import { unmount, WHOLE_ORG, type ShareRole } from './shares.js'
 import { journalMounts, type MountChange } from './changes.js'
 import type { Database } from './types.js'
@@ -49,7 +49,7 @@ const mountOf = (row: MountRow): Mount => ({
 const COLUMNS = ['m.name', 's.id', 's.owner_id', 's.owner_org_id', 's.path', 's.role', 's.created_at', 'm.created_at as mounted_at', 's.expires_at'] as const
 
 /** The share (`s`) has not expired at `now`. */
-const lasting = (now: Date) => sql<boolean>`(s.expires_at is null or s.expires_at > ${now.toISOString()})`
+const lasting = (now: string) => sql<boolean>`(s.expires_at is null or s.expires_at > ${now})`
 
 /** A change of the owner's files, as a grantee's journal shows it. */
 export interface ChangeSeen { op: string, key: string, from?: string, size?: number, etag?: string, contentType?: string }
@@ -89,15 +89,16 @@ export function shownThrough (key: string | undefined, { name, path }: { name: s
  * grantees have webhooks: who is to hear of a change there (see `seenThrough` for what they hear).
  */
 export async function grantsCovering (trx: Kysely<Database>, ownerId: string, paths: string[], now: Date): Promise<Array<{ granteeId: string, name: string, path: string }>> {
-  const rows = await trx.selectFrom('shares as s').innerJoin('mounts as m', 'm.share_id', 's.id')
+  // Every write asks (a move with two paths): built once a shape, see runPrepared.
+  const { rows } = await runPrepared<{ grantee_id: string, name: string, path: string }>(trx, `mounts.grantsCovering/${paths.length}`, (value) => trx.selectFrom('shares as s').innerJoin('mounts as m', 'm.share_id', 's.id')
     .select(['m.grantee_id', 'm.name', 's.path'])
-    .where('s.owner_id', '=', ownerId)
+    .where('s.owner_id', '=', value('ownerId'))
     .where('m.name', 'is not', null)
-    .where(lasting(now))
-    .where((eb) => eb.or(paths.map((path) => sql<boolean>`substr(cast(${path} as text), 1, length(s.path)) = s.path`)))
-    .where(({ exists, selectFrom }) => exists(selectFrom('webhooks as w').select('w.id').whereRef('w.user_id', '=', 'm.grantee_id').where('w.disabled', '=', 0)))
-    .execute()
-  return rows.map((row) => ({ granteeId: row.grantee_id, name: row.name!, path: row.path }))
+    .where(lasting(value('now')))
+    .where((eb) => eb.or(paths.map((_, index) => sql<boolean>`substr(cast(${value(`path${index}`)} as text), 1, length(s.path)) = s.path`)))
+    .where(({ exists, selectFrom }) => exists(selectFrom('webhooks as w').select('w.id').whereRef('w.user_id', '=', 'm.grantee_id').where('w.disabled', '=', 0))).compile(),
+  { ownerId, now: now.toISOString(), ...Object.fromEntries(paths.map((path, index) => [`path${index}`, path])) })
+  return rows.map((row) => ({ granteeId: row.grantee_id, name: row.name, path: row.path }))
 }
 
 /** Where each person sees what was shared with them. */
@@ -105,7 +106,7 @@ export function createMountRepository (db: Kysely<Database>) {
   /** The grantee's mounts joined with their shares, while these last. */
   const lastingOf = (granteeId: string, now: Date) => db.selectFrom('mounts as m').innerJoin('shares as s', 's.id', 'm.share_id')
     .where('m.grantee_id', '=', granteeId)
-    .where(lasting(now))
+    .where(lasting(now.toISOString()))
   const received = (granteeId: string, now: Date) => lastingOf(granteeId, now).select(COLUMNS)
   // Every request under a mount asks it: compiled once (see lookupOf).
   const findRow = lookupOf<MountRow>(db, received('', new Date(0)).where('m.name', '=', '').compile().sql)

@@ -1,5 +1,5 @@
-import { sql, type Kysely, type Selectable } from 'kysely'
-import { isPostgres, lookupOf } from './dialect.js'
+import { sql, type Compilable, type Kysely, type Selectable } from 'kysely'
+import { isPostgres, lookupOf, rowValues, runPrepared, standInRows } from './dialect.js'
 import type { Database, NamesTable } from './types.js'
 
 // The index of names: a row per file and per folder under each user's root, written with the
@@ -101,25 +101,37 @@ export async function applyNameChanges (trx: Kysely<Database>, changes: NameChan
  *  listing's names: the publisher's rows are newer). */
 async function putNames (trx: Kysely<Database>, userId: string, names: IndexedName[], { over }: { over: 'any' | 'held folders' }) {
   if (names.length === 0) return
-  await trx.insertInto('names').values(names.map(({ key, size, etag, contentType, lastModified, metadata }) => ({
+  const rows = names.map(({ key, size, etag, contentType, lastModified, metadata }) => ({
     key, user_id: userId, parent: parentOf(key), folder: Number(key.endsWith('/')), made: 1,
     size, etag, content_type: contentType ?? null, last_modified: lastModified.toISOString(), metadata: metadataColumn(metadata), folded: foldCase(key)
-  }))).onConflict((conflict) => {
+  }))
+  const insert = (values: typeof rows) => trx.insertInto('names').values(values).onConflict((conflict) => {
     const replace = conflict.column('key').doUpdateSet(({ ref }) => ({
       made: 1, size: ref('excluded.size'), etag: ref('excluded.etag'), content_type: ref('excluded.content_type'), last_modified: ref('excluded.last_modified'), metadata: ref('excluded.metadata'), folded: ref('excluded.folded')
     }))
     return over === 'any' ? replace : replace.where('names.made', '=', 0)
-  }).execute()
+  })
+  await runInserts(trx, `names.put/${over}`, rows, insert)
 }
 
 /** Rows for folders that hold something, where there are none yet, dated by what first made them
  *  hold it (WebDAV's clients show a folder's date). */
 async function addFolders (trx: Kysely<Database>, userId: string, folders: Array<[key: string, since: Date]>) {
-  // A thousand rows a statement: within SQLite's and PostgreSQL's bounds on parameters.
-  for (let at = 0; at < folders.length; at += 1000) {
-    await trx.insertInto('names')
-      .values(folders.slice(at, at + 1000).map(([key, since]) => ({ key, user_id: userId, parent: parentOf(key), folder: 1, made: 0, size: 0, last_modified: since.toISOString() })))
-      .onConflict((conflict) => conflict.column('key').doNothing()).execute()
+  const rows = folders.map(([key, since]) => ({ key, user_id: userId, parent: parentOf(key), folder: 1, made: 0, size: 0, last_modified: since.toISOString() }))
+  await runInserts(trx, 'names.addFolders', rows, (values) => trx.insertInto('names').values(values).onConflict((conflict) => conflict.column('key').doNothing()))
+}
+
+// A write's rows (its file, the folders above it) in a statement built once for each count up to
+// this (see runPrepared); an index's build, a thousand rows a statement (within SQLite's and
+// PostgreSQL's bounds on parameters), built each time.
+const PREPARED_ROWS = 8
+const ROWS_A_STATEMENT = 1000
+
+async function runInserts<Row extends object> (trx: Kysely<Database>, name: string, rows: Row[], insert: (rows: Row[]) => Compilable) {
+  for (let at = 0; at < rows.length; at += ROWS_A_STATEMENT) {
+    const some = rows.slice(at, at + ROWS_A_STATEMENT)
+    if (some.length > PREPARED_ROWS) await trx.executeQuery(insert(some).compile())
+    else await runPrepared(trx, `${name}/${some.length}`, (value) => insert(standInRows(some, value)).compile(), rowValues(some))
   }
 }
 

@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Kysely, type Selectable } from 'kysely'
 import type { Database, WebhookDeliveriesTable, WebhooksTable } from './types.js'
+import { runPrepared } from './dialect.js'
 
 export interface Webhook {
   id: string
@@ -70,13 +71,16 @@ const underPrefix = (text: string) => sql<boolean>`substr(cast(${text} as text),
  */
 export async function queueDeliveries (trx: Kysely<Database>, change: { userId: string, op: string, key: string, from?: string, size?: number, etag?: string, at: Date }): Promise<number> {
   const { userId, op, key, from, size, etag, at } = change
-  const wanted = from === undefined ? underPrefix(key) : sql<boolean>`(${underPrefix(key)} or ${underPrefix(from)})`
-  const { numAffectedRows } = await sql`
-    insert into webhook_deliveries (webhook_id, op, key, from_key, size, etag, at, status, attempts, next_attempt_at)
-    select webhooks.id, cast(${op} as text), cast(${key} as text), cast(${from ?? null} as text), cast(${size ?? null} as bigint),
-      cast(${etag ?? null} as text), cast(${at.toISOString()} as text), 'pending', 0, cast(${at.toISOString()} as text)
-    from webhooks where webhooks.user_id = ${userId} and webhooks.disabled = 0 and ${wanted}`.execute(trx)
-  return Number(numAffectedRows ?? 0)
+  // Every write queues (a move's two paths are a shape of their own): built once, see runPrepared.
+  const { affected } = await runPrepared(trx, `webhooks.queueDeliveries/${from === undefined ? 'put' : 'move'}`, (value) => {
+    const wanted = from === undefined ? underPrefix(value('key')) : sql<boolean>`(${underPrefix(value('key'))} or ${underPrefix(value('from'))})`
+    return sql`
+      insert into webhook_deliveries (webhook_id, op, key, from_key, size, etag, at, status, attempts, next_attempt_at)
+      select webhooks.id, cast(${value('op')} as text), cast(${value('key')} as text), cast(${value('from')} as text), cast(${value('size')} as bigint),
+        cast(${value('etag')} as text), cast(${value('at')} as text), 'pending', 0, cast(${value('at')} as text)
+      from webhooks where webhooks.user_id = ${value('userId')} and webhooks.disabled = 0 and ${wanted}`.compile(trx)
+  }, { userId, op, key, from: from ?? null, size: size ?? null, etag: etag ?? null, at: at.toISOString() })
+  return affected
 }
 
 export function createWebhookRepository (db: Kysely<Database>) {
