@@ -576,6 +576,32 @@ migrations['2026-12-10-webdav-locks-in-owners-space'] = {
   }
 }
 
+migrations['2026-12-11-quota-reservations-one-tree'] = {
+  async up (db: Kysely<any>) {
+    // A write under a quota inserts its reservation and deletes it when it is recorded: on SQLite
+    // each commit writes every page it changed to the WAL, and a table keyed by rowid with its
+    // primary key and an index on `expires_at` was three B-trees, a page each. The table holds
+    // only writes in flight, so the expiry sweep reads it whole; keyed by `id` itself (WITHOUT
+    // ROWID) it is one. PostgreSQL keeps its table and loses the index.
+    await db.schema.dropIndex('quota_reservations_expires_at').execute()
+    if (isPostgres(db)) return
+    await db.schema
+      .createTable('quota_reservations_by_id')
+      .addColumn('id', 'varchar(32)', (col) => col.primaryKey())
+      .addColumn('user_id', 'varchar(128)', (col) => col.notNull())
+      .addColumn('bytes', 'bigint', (col) => col.notNull())
+      .addColumn('expires_at', 'varchar(32)', (col) => col.notNull())
+      .modifyEnd(sql`without rowid`)
+      .execute()
+    await sql`insert into quota_reservations_by_id (id, user_id, bytes, expires_at) select id, user_id, bytes, expires_at from quota_reservations`.execute(db)
+    await db.schema.dropTable('quota_reservations').execute()
+    await db.schema.alterTable('quota_reservations_by_id').renameTo('quota_reservations').execute()
+  },
+  async down (db: Kysely<any>) {
+    await db.schema.createIndex('quota_reservations_expires_at').on('quota_reservations').column('expires_at').execute()
+  }
+}
+
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
 export async function migrateToLatest (db: Kysely<any>): Promise<void> {
