@@ -2,6 +2,7 @@ import t, { type Test } from 'tap'
 import { randomBytes } from 'node:crypto'
 import { GetObjectCommand, ListBucketsCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3'
 import { bearer, buildTestApp } from './helpers/app.js'
+import { base64, team, type Headers } from './helpers/team.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
 import { waitFor } from './helpers/wait.js'
@@ -20,48 +21,9 @@ t.teardown(() => idp.close())
 const s3 = await startS3Server()
 t.teardown(() => s3.close())
 
-type Headers = Record<string, string>
-const base64 = (text: string) => Buffer.from(text).toString('base64')
-
-async function team (t: Test, driver: 'fs' | 's3', env: Record<string, string> = {}) {
-  const { app, close } = await buildTestApp({ idp, driver, s3, env })
-  t.teardown(close)
-  const person = async (sub: string, org = 'acme') => {
-    const headers = bearer(idp.token({ sub, org_id: org, email: `${sub}@${org}.example`, name: sub.toUpperCase() }))
-    t.equal((await app.inject({ url: '/api/me', headers })).statusCode, 200)
-    return headers
-  }
-  const [ada, bea, cai, dan, eve] = [await person('ada'), await person('bea'), await person('cai'), await person('dan'), await person('eve')]
-  const put = async (headers: Headers, path: string, text = path) => {
-    const written = await app.inject({ method: 'PUT', url: `/api/files/${path}`, headers, payload: { content: base64(text) } })
-    t.equal(written.statusCode, 200, `put ${path}: ${written.payload}`)
-  }
-  const share = async (headers: Headers, body: object) => {
-    const made = await app.inject({ method: 'POST', url: '/api/shares', headers, payload: body })
-    t.equal(made.statusCode, 201, made.payload)
-    return made.json() as { id: string }
-  }
-  /** Every file of the person's own, with its ETag: what a refused request must leave as it was. */
-  const everything = async (headers: Headers) => {
-    const files: string[] = []
-    let continuationToken: string | undefined
-    do {
-      const page = (await app.inject({ url: `/api/files${continuationToken ? `?continuationToken=${continuationToken}` : ''}`, headers })).json()
-      files.push(...page.files.map((file: { key: string, etag: string }) => `${file.key} ${file.etag}`), ...(page.folders ?? []))
-      continuationToken = page.continuationToken
-    } while (continuationToken)
-    return files
-  }
-  const read = async (headers: Headers, path: string) => {
-    const got = await app.inject({ url: `/api/raw/${path}`, headers })
-    return got.statusCode === 200 ? got.payload : got.statusCode
-  }
-  return { app, ada, bea, cai, dan, eve, put, share, everything, read }
-}
-
 for (const driver of ['fs', 's3'] as const) {
   t.test(`${driver}: a folder shared is mounted at the top of the grantee's tree, listed, read and renamed; leaving ends it`, async (t) => {
-    const { app, ada, bea, dan, put, share, read, everything } = await team(t, driver)
+    const { app, ada, bea, dan, put, share, read, everything } = await team(t, { idp, s3, driver })
     await put(ada, 'docs/plan.md', 'the plan')
     await put(ada, 'docs/sub/a.txt')
     await put(bea, 'docs/mine.txt', 'bea\'s own')
@@ -128,7 +90,7 @@ for (const driver of ['fs', 's3'] as const) {
   })
 
   t.test(`${driver}: every file route × viewer, editor, stranger and ex-grantee: a viewer's write is 403 with nothing changed, an editor's is the owner's`, async (t) => {
-    const { app, ada, bea, cai, dan, eve, put, share, everything, read } = await team(t, driver)
+    const { app, ada, bea, cai, dan, eve, put, share, everything, read } = await team(t, { idp, s3, driver })
     await put(ada, 'docs/plan.md', 'the plan')
     await put(ada, 'docs/sub/a.txt')
     for (const who of ['bea', 'cai', 'dan', 'eve']) await put(ada, `docs/${who}.txt`, `for ${who}`)
@@ -204,7 +166,7 @@ for (const driver of ['fs', 's3'] as const) {
 }
 
 t.test('a file shared with an editor; the owner\'s quota; the organization, a newcomer and one who leaves; expiry', async (t) => {
-  const { app, ada, bea, cai, put, share, read } = await team(t, 'fs', { QUOTA_BYTES: '2000' })
+  const { app, ada, bea, cai, put, share, read } = await team(t, { idp, s3, driver: 'fs', env: { QUOTA_BYTES: '2000' } })
   await put(ada, 'notes.txt', 'notes')
   const { id } = await share(ada, { path: 'notes.txt', with: { userId: 'bea' }, role: 'editor' })
   const top = (await app.inject({ url: '/api/files?delimiter=/', headers: bea })).json()
@@ -239,7 +201,7 @@ t.test('a file shared with an editor; the owner\'s quota; the organization, a ne
 })
 
 t.test('in key order, mounts share the page with the caller\'s own entries: a page holds its size at most, and the pages hold each entry once, in order', async (t) => {
-  const { app, ada, bea, put, share } = await team(t, 'fs')
+  const { app, ada, bea, put, share } = await team(t, { idp, s3, driver: 'fs' })
   for (const name of ['b-own', 'd-own', 'f-own']) await put(bea, `${name}/x.txt`)
   await put(bea, 'c-own.txt')
   for (const name of ['a-shared', 'c-shared', 'e-shared', 'g-shared']) {
@@ -313,7 +275,7 @@ t.test('in key order, mounts share the page with the caller\'s own entries: a pa
 
 for (const driver of ['fs', 's3'] as const) {
   t.test(`${driver}: WebDAV and the S3 endpoint reach a mount as the file routes do: a viewer reads and is refused every write, an editor writes the owner's files`, async (t) => {
-    const { app, ada, bea, cai, put, share, everything, read } = await team(t, driver, { S3_API_PORT: '0', S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') })
+    const { app, ada, bea, cai, put, share, everything, read } = await team(t, { idp, s3, driver, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') } })
     await put(ada, 'docs/plan.md', 'the plan')
     await share(ada, { path: 'docs', with: { userId: 'bea' }, role: 'viewer' })
     await share(ada, { path: 'docs', with: { userId: 'cai' }, role: 'editor' })

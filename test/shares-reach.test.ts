@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto'
 import { request } from 'node:http'
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
-import { bearer, buildTestApp } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
+import { base64, team, type Headers } from './helpers/team.js'
 
 // What a grantee reaches besides paths (DESIGN §13): ids of versions, trash items and uploads only
 // through paths they can see, no path form that leads out of a mount, a viewer's restores refused
@@ -16,27 +16,9 @@ t.teardown(() => idp.close())
 const s3 = await startS3Server()
 t.teardown(() => s3.close())
 
-type Headers = Record<string, string>
-const base64 = (text: string) => Buffer.from(text).toString('base64')
-
 for (const driver of ['fs', 's3'] as const) {
   t.test(`${driver}: ids, odd paths, restores and presigned URLs × owner, viewer, editor and stranger`, async (t) => {
-    const { app, close } = await buildTestApp({ idp, driver, s3, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') } })
-    t.teardown(close)
-    const person = async (sub: string) => {
-      const headers = bearer(idp.token({ sub, org_id: 'acme', email: `${sub}@acme.example`, name: sub }))
-      t.equal((await app.inject({ url: '/api/me', headers })).statusCode, 200)
-      return headers
-    }
-    const [ada, bea, cai, dan] = [await person('ada'), await person('bea'), await person('cai'), await person('dan')]
-    const put = async (headers: Headers, path: string, text: string) => {
-      const written = await app.inject({ method: 'PUT', url: `/api/files/${path}`, headers, payload: { content: base64(text) } })
-      t.equal(written.statusCode, 200, `put ${path}: ${written.payload}`)
-    }
-    const read = async (headers: Headers, path: string) => {
-      const got = await app.inject({ url: `/api/raw/${path}`, headers })
-      return got.statusCode === 200 ? got.payload : got.statusCode
-    }
+    const { app, ada, bea, cai, dan, put, read } = await team(t, { idp, s3, driver, env: { S3_API_PORT: '0', S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') } })
     const versionsOf = async (headers: Headers, path: string) => {
       const listed = await app.inject({ url: `/api/versions?path=${encodeURIComponent(path)}`, headers })
       t.equal(listed.statusCode, 200, listed.payload)
