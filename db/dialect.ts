@@ -51,14 +51,12 @@ export function openDatabase (url: string, options: DialectOptions = {}): Kysely
   }
   const database = openSqlite(url, options)
   const db = new Kysely<Database>({ dialect: sqliteDialect(database), log })
-  sqliteBehind.set(db, { database, onQuery })
-  sqliteOfAdapter.set(db.getExecutor().adapter, { database, onQuery })
+  sqliteBehind.set(db.getExecutor().adapter, { database, onQuery })
   return db
 }
 
-const sqliteBehind = new WeakMap<Kysely<Database>, { database: SqliteDatabase.Database, onQuery?: QueryObserver }>()
-// The same, by the adapter an instance shares with its transactions.
-const sqliteOfAdapter = new WeakMap<object, { database: SqliteDatabase.Database, onQuery?: QueryObserver }>()
+// The SQLite database behind an `openDatabase` instance, by the adapter it shares with its transactions.
+const sqliteBehind = new WeakMap<object, { database: SqliteDatabase.Database, onQuery?: QueryObserver }>()
 const poolBehind = new WeakMap<Kysely<Database>, PostgresPool & { stats (): { total: number, idle: number, waiting: number } }>()
 
 /** Whether `db` is PostgreSQL (a host's Kysely instance included): instances can share it safely. */
@@ -80,7 +78,7 @@ export function poolStats (db: Kysely<Database>) {
  * reads inside it, which sees every committed row, and that transaction writes no row a lookup reads.
  */
 export function directLookup<Row> (db: Kysely<Database>, sql: string): ((parameters: unknown[]) => Row | undefined) | undefined {
-  const behind = sqliteBehind.get(db)
+  const behind = sqliteBehind.get(db.getExecutor().adapter)
   const statement = behind?.database.prepare(sql)
   if (!statement) return undefined
   return (parameters) => runDirectly(behind!.onQuery, sql, () => statement.get(parameters) as Row | undefined)
@@ -125,7 +123,7 @@ export function statementOf<Row = never> (db: Kysely<Database>, sql: string): St
 
 /** statementOf for the database whose (and whose transactions') adapter is `adapter`. */
 function statementOn<Row> (adapter: object, sql: string): Statement<Row> {
-  const behind = sqliteOfAdapter.get(adapter)
+  const behind = sqliteBehind.get(adapter)
   const statement = behind?.database.prepare(sql)
   return async (executor, parameters) => {
     if (!statement || !executor.isTransaction) {

@@ -13,8 +13,12 @@ export function checkBucketName (name: string) {
 
 /** Whether the user's root holds the folder `bucket`: a file under it, or the folder made on purpose. */
 export async function bucketExists (files: FileService, userId: string, bucket: string): Promise<boolean> {
-  if (!isBucketName(bucket)) return false
-  return await files.folderExists(userId, bucket)
+  return await bucketOf(files, userId, bucket) !== undefined
+}
+
+/** What a bucket is to its caller: a folder of their own, one shared with them, or nothing. */
+export async function bucketOf (files: FileService, userId: string, bucket: string): Promise<'own' | 'shared' | undefined> {
+  return isBucketName(bucket) ? await files.topFolder(userId, bucket) : undefined
 }
 
 /** ListBuckets: the top-level folders whose names are bucket names. */

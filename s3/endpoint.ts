@@ -12,7 +12,7 @@ import { ConflictError, NotFoundError } from '../errors.js'
 import type { FileService } from '../storage/files.js'
 import type { Multipart } from '../storage/multipart.js'
 import { completeUpload, createUpload, listParts, listUploads, multipartError, uploadPart, uploadPartCopy } from './multipart.js'
-import { bucketConfiguration, bucketExists, checkBucketName, isBucketName, listBuckets, listObjects, maxKeysOf } from './buckets.js'
+import { bucketConfiguration, bucketExists, bucketOf, checkBucketName, listBuckets, listObjects, maxKeysOf } from './buckets.js'
 import type { S3Credentials } from './credentials.js'
 import { invalidArgument, noSuchBucket, notImplemented, S3Error, s3ErrorOf } from './errors.js'
 import { CURRENT, deleteVersion, listVersions, readVersion } from './versions.js'
@@ -106,7 +106,7 @@ export async function buildS3Endpoint ({ files, metadata, multipart, credentials
   async function requireBucketFor (userId: string, bucket: string) {
     const memo = `${userId}\n${bucket}`
     if (knownBuckets.get(memo)) return
-    const found = isBucketName(bucket) ? await files.topFolder(userId, bucket) : undefined
+    const found = await bucketOf(files, userId, bucket)
     if (!found) throw noSuchBucket(bucket)
     if (found === 'own') knownBuckets.set(memo, true, Date.now() + BUCKET_MEMORY_MS)
   }
