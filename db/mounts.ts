@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { lookupOf, runPrepared } from './dialect.js'
+import { beginsWith, isPostgres, lookupOf, runPrepared } from './dialect.js'
 import { unmount, WHOLE_ORG, type ShareRole } from './shares.js'
 import { journalMounts, type MountChange } from './changes.js'
 import type { Database } from './types.js'
@@ -127,6 +127,23 @@ export function createMountRepository (db: Kysely<Database>) {
     async listed (granteeId: string, now = new Date()): Promise<ListedMount[]> {
       const rows = await lastingOf(granteeId, now).select(['m.name', 's.id', 's.owner_id', 's.path', 's.role'])
         .where('m.name', 'is not', null).orderBy('m.name').execute()
+      return rows.map((row) => ({ shareId: row.id, name: row.name!, ownerId: row.owner_id, path: row.path, role: row.role }))
+    },
+
+    /**
+     * The caller's mounts that a page of the top of their tree in key order holds (see
+     * FileService.list): those named from `prefix` on whose entry (a folder's name and "/") lies
+     * after `after` and up to `through`, by entry, `limit` at most. A listing reads only these: the
+     * rows' values, not the query, are what 200 mounts cost.
+     */
+    async listedPage (granteeId: string, { prefix, after, through, limit }: { prefix: string, after?: string, through?: string, limit: number }, now = new Date()): Promise<ListedMount[]> {
+      // As a store lists keys, by their UTF-8 bytes: SQLite's BINARY does, PostgreSQL's "C".
+      const entry = sql<string>`(m.name || case when substr(s.path, length(s.path)) = '/' then '/' else '' end)${isPostgres(db) ? sql` collate "C"` : sql``}`
+      let query = lastingOf(granteeId, now).select(['m.name', 's.id', 's.owner_id', 's.path', 's.role']).where('m.name', 'is not', null)
+      if (prefix !== '') query = query.where(beginsWith('m.name', prefix))
+      if (after !== undefined) query = query.where(sql<boolean>`${entry} > ${after}`)
+      if (through !== undefined) query = query.where(sql<boolean>`${entry} <= ${through}`)
+      const rows = await query.orderBy(entry).limit(limit).execute()
       return rows.map((row) => ({ shareId: row.id, name: row.name!, ownerId: row.owner_id, path: row.path, role: row.role }))
     },
 

@@ -54,7 +54,7 @@ export interface FileServiceOptions {
   quotas: Quotas
   /** What was shared with each person, mounted at the top of their tree (DESIGN §13): a path
    *  under a mount is the owner's file, reached with the mount's role. Without it, no mounts. */
-  mounts?: Pick<MountRepository, 'find' | 'list' | 'listed' | 'rename' | 'leave'>
+  mounts?: Pick<MountRepository, 'find' | 'list' | 'listed' | 'listedPage' | 'rename' | 'leave'>
 }
 
 /** Where a caller's path leads: the key, whose files it is among, and the mount it passes, if any. */
@@ -461,13 +461,13 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
    */
   async function withMounts (userId: string, prefix: string, page: FilePage, limit: number, at: { after?: string } | { firstPage: boolean, descending: boolean }): Promise<FilePage> {
     if ('firstPage' in at && !at.firstPage) return page
-    const received = await mountsBeginning(userId, prefix)
-    if (received.length === 0) return page
     const startAfter = 'after' in at && at.after !== undefined ? decodeContinuationToken(at.after) : undefined
     const end = 'after' in at && page.isTruncated && page.continuationToken !== undefined ? decodeContinuationToken(page.continuationToken) : undefined
-    const onThisPage = (entry: string) => (startAfter === undefined || entry > startAfter) && (end === undefined || entry <= end)
-    const folders = received.filter((mount) => mount.path.endsWith('/') && onThisPage(`${mount.name}/`)).map((mount) => `${mount.name}/`)
-    const sharedFiles = received.filter((mount) => !mount.path.endsWith('/') && onThisPage(mount.name))
+    // In key order, only the mounts within the page's range, one more than it holds at most.
+    const received = 'after' in at ? await mounts!.listedPage(userId, { prefix, after: startAfter, through: end, limit: limit + 1 }) : await mountsBeginning(userId, prefix)
+    if (received.length === 0) return page
+    const folders = received.filter((mount) => mount.path.endsWith('/')).map((mount) => `${mount.name}/`)
+    const sharedFiles = received.filter((mount) => !mount.path.endsWith('/'))
     const files = (await Promise.all(sharedFiles.map(listedFileMount))).filter((file) => file !== undefined)
     const descending = 'descending' in at && at.descending
     const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0) * (descending ? -1 : 1)

@@ -210,6 +210,16 @@ t.test('in key order, mounts share the page with the caller\'s own entries: a pa
   }
   await put(ada, 'e-file.txt')
   await share(ada, { path: 'e-file.txt', with: { userId: 'bea' }, role: 'viewer' })
+  // Entries as keys sort, a folder's name and "/": "docs (2) notes.txt" < "docs (2)/" < "docs.txt" <
+  // "docs/", where by name alone "docs" and "docs (2)" would come first.
+  for (const place of ['x', 'y']) {
+    await put(ada, `${place}/docs/z.txt`)
+    await share(ada, { path: `${place}/docs`, with: { userId: 'bea' }, role: 'viewer' })
+  }
+  for (const file of ['docs.txt', 'docs (2) notes.txt']) {
+    await put(ada, file)
+    await share(ada, { path: file, with: { userId: 'bea' }, role: 'viewer' })
+  }
   const files = stowageOf(app).stowageFiles
   for (const pageSize of [1, 2, 3, 100]) {
     const seen: string[] = []
@@ -223,7 +233,7 @@ t.test('in key order, mounts share the page with the caller\'s own entries: a pa
       continuationToken = page.isTruncated ? page.continuationToken : undefined
       pages++
     } while (continuationToken && pages < 20)
-    t.same(seen, ['a-shared/', 'b-own/', 'c-own.txt', 'c-shared/', 'd-own/', 'e-file.txt', 'e-shared/', 'f-own/', 'g-shared/'], `page size ${pageSize}: every entry once, in order`)
+    t.same(seen, ['a-shared/', 'b-own/', 'c-own.txt', 'c-shared/', 'd-own/', 'docs (2) notes.txt', 'docs (2)/', 'docs.txt', 'docs/', 'e-file.txt', 'e-shared/', 'f-own/', 'g-shared/'], `page size ${pageSize}: every entry once, in order`)
   }
 
   // Without a delimiter, what lies under mounts is listed as under any folder, marked with its share,
@@ -244,8 +254,8 @@ t.test('in key order, mounts share the page with the caller\'s own entries: a pa
       pages++
     } while (continuationToken && pages < 40)
     t.same(seen, ['a-shared/', 'a-shared/y.txt', 'b-own/x.txt', 'c-own.txt', 'c-shared/', 'c-shared/deeper/z.txt', 'c-shared/y.txt', 'd-own/x.txt',
-      'e-file.txt', 'e-shared/', 'e-shared/y.txt', 'f-own/x.txt', 'g-shared/', 'g-shared/y.txt'], `no delimiter, page size ${pageSize}: every entry once, in order`)
-    t.same(marked, ['a-shared/y.txt', 'c-shared/deeper/z.txt', 'c-shared/y.txt', 'e-file.txt', 'e-shared/y.txt', 'g-shared/y.txt'], 'the shared ones marked')
+      'docs (2) notes.txt', 'docs (2)/', 'docs (2)/z.txt', 'docs.txt', 'docs/', 'docs/z.txt', 'e-file.txt', 'e-shared/', 'e-shared/y.txt', 'f-own/x.txt', 'g-shared/', 'g-shared/y.txt'], `no delimiter, page size ${pageSize}: every entry once, in order`)
+    t.same(marked, ['a-shared/y.txt', 'c-shared/deeper/z.txt', 'c-shared/y.txt', 'docs (2) notes.txt', 'docs (2)/z.txt', 'docs.txt', 'docs/z.txt', 'e-file.txt', 'e-shared/y.txt', 'g-shared/y.txt'], 'the shared ones marked')
   }
   // A search at the top looks under mounts too, merged with her own files in the order asked, page by page.
   for (const pageSize of [1, 3, 100]) {
@@ -262,7 +272,7 @@ t.test('in key order, mounts share the page with the caller\'s own entries: a pa
         continuationToken = page.isTruncated ? page.continuationToken : undefined
         pages++
       } while (continuationToken && pages < 40)
-      const every = ['a-shared/y.txt', 'b-own/x.txt', 'c-own.txt', 'c-shared/deeper/z.txt', 'c-shared/y.txt', 'd-own/x.txt', 'e-file.txt', 'e-shared/y.txt', 'f-own/x.txt', 'g-shared/y.txt']
+      const every = ['a-shared/y.txt', 'b-own/x.txt', 'c-own.txt', 'c-shared/deeper/z.txt', 'c-shared/y.txt', 'd-own/x.txt', 'docs (2) notes.txt', 'docs (2)/z.txt', 'docs.txt', 'docs/z.txt', 'e-file.txt', 'e-shared/y.txt', 'f-own/x.txt', 'g-shared/y.txt']
       t.same(sort === 'name' ? seen : [...seen].sort(), every, `search by ${sort}, page size ${pageSize}: every file once`)
       if (sort === 'newest') t.same(times, [...times].sort().reverse(), 'newest first')
     }
