@@ -18,7 +18,7 @@ import { measureAttack, measureColdBurst } from './attack.js'
 import { measureFsListing, measureOneLevelPages } from './fs-listing.js'
 import { copyAndMove, keepingAVersion, zipAgainstRaw } from './file-operations.js'
 import { startCountingReceiver, waitingPolls, wakeAcross } from './changes.js'
-import { multipartUpload, presignedAgainstRaw } from './s3.js'
+import { getObjectAgainst, multipartUpload, presignedAgainstRaw } from './s3.js'
 import { imagesAgainstRaw } from './images.js'
 import { davAgainstRaw, newPathsAgainst, propfindOfFolder } from './webdav.js'
 import { fillListed, fillSearched, indexAgainstStore, LISTED_FILES, searchMedian } from './names.js'
@@ -392,6 +392,20 @@ async function main () {
       } finally {
         baseline.kill('SIGTERM')
         now.child.kill('SIGTERM')
+      }
+      // GetObject on the S3 driver: each build its own database, and its own person in the one store.
+      const s3Env = () => ({ S3_API_PORT: String(nextPort++), S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') })
+      const older = { port: nextPort++, env: s3Env(), headers: { authorization: `Bearer ${idp.token({ sub: 'bench-older-build' }, { expiresIn: 3600 })}` } }
+      const olderService = await startService(older.port, { ...serviceEnv('s3', older.env), DATABASE_URL: `sqlite:${join(folder, 'stowage-s3.db')}` }, join(checkout, 'dist', 'server.js'))
+      const nowEnv = s3Env()
+      const current = await freshService('s3', nowEnv)
+      try {
+        const { baselineGet, get } = await getObjectAgainst({ port: older.port, pid: olderService.pid!, headers: older.headers, s3Port: Number(older.env.S3_API_PORT) }, { ...current, s3Port: Number(nowEnv.S3_API_PORT) })
+        console.log(`s3: GetObject 1 MiB, presigned, ${get.toFixed(0)} req/s (the older build ${baselineGet.toFixed(0)})`)
+        check('s3: GetObject 1 MiB / the older build', get / baselineGet, 'reported', 'issue 46 asks >= 1.2 against cefd409')
+      } finally {
+        olderService.kill('SIGTERM')
+        current.child.kill('SIGTERM')
         await rm(folder, { recursive: true, force: true })
       }
     }

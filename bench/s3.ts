@@ -42,6 +42,22 @@ export async function presignedAgainstRaw (target: S3Target) {
   return { rawGet, s3Get, rawPut, s3Put }
 }
 
+/** GetObject of 1 MiB, presigned, on `now` against `baseline` (an older build, each on the S3
+ *  driver with its own database), in alternating rounds: what issue 46 compares. */
+export async function getObjectAgainst (baseline: S3Target, now: S3Target) {
+  const file = Buffer.alloc(MIB, 'o')
+  const urls = []
+  for (const target of [baseline, now]) {
+    const client = await clientOf(target)
+    const stored = await fetch(`http://127.0.0.1:${target.port}/api/raw/bench/get-object.bin`, { method: 'PUT', headers: target.headers, body: file })
+    if (stored.status !== 200) throw new Error(`raw PUT: ${stored.status}`)
+    urls.push(await getSignedUrl(client, new GetObjectCommand({ Bucket: 'bench', Key: 'get-object.bin' }), { expiresIn: 3600 }))
+    client.destroy()
+  }
+  const [baselineGet, get] = await alternating(urls.map((url) => () => (seconds: number) => loop(url, {}, seconds)))
+  return { baselineGet, get }
+}
+
 /** The server's peak RSS growth while lib-storage uploads `mib` MiB in parts of 16 MiB, 4 at once, and the seconds it took. */
 export async function multipartUpload (target: S3Target, mib: number) {
   const client = await clientOf(target)
