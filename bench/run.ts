@@ -400,9 +400,10 @@ async function main () {
       const nowEnv = s3Env()
       const current = await freshService('s3', nowEnv)
       try {
-        const { baselineGet, get } = await getObjectAgainst({ port: older.port, pid: olderService.pid!, headers: older.headers, s3Port: Number(older.env.S3_API_PORT) }, { ...current, s3Port: Number(nowEnv.S3_API_PORT) })
-        console.log(`s3: GetObject 1 MiB, presigned, ${get.toFixed(0)} req/s (the older build ${baselineGet.toFixed(0)})`)
+        const { direct, baselineGet, get } = await getObjectAgainst({ port: older.port, pid: olderService.pid!, headers: older.headers, s3Port: Number(older.env.S3_API_PORT) }, { ...current, s3Port: Number(nowEnv.S3_API_PORT) }, s3)
+        console.log(`s3: GetObject 1 MiB, presigned, ${get.toFixed(0)} req/s (the older build ${baselineGet.toFixed(0)}; the same GET from s3rver itself ${direct.toFixed(0)})`)
         check('s3: GetObject 1 MiB / the older build', get / baselineGet, 'reported', 'issue 46 asks >= 1.2 against cefd409')
+        check('s3: GetObject 1 MiB / the same GET from s3rver', get / direct, 'reported', 'the store behind both builds')
       } finally {
         olderService.kill('SIGTERM')
         current.child.kill('SIGTERM')

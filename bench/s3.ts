@@ -44,9 +44,10 @@ export async function presignedAgainstRaw (target: S3Target) {
 
 /** GetObject of 1 MiB, presigned, on `now` against `baseline` (an older build, each on the S3
  *  driver with its own database), in alternating rounds: what issue 46 compares. */
-export async function getObjectAgainst (baseline: S3Target, now: S3Target) {
+export async function getObjectAgainst (baseline: S3Target, now: S3Target, store: { endpoint: string, bucket: string }) {
   const file = Buffer.alloc(MIB, 'o')
-  const urls = []
+  // The same bytes straight from the store (s3rver takes any request): what neither build can pass.
+  const urls = [`${store.endpoint}/${store.bucket}/users/bench-user/files/bench/get-object.bin`]
   for (const target of [baseline, now]) {
     const client = await clientOf(target)
     const stored = await fetch(`http://127.0.0.1:${target.port}/api/raw/bench/get-object.bin`, { method: 'PUT', headers: target.headers, body: file })
@@ -54,8 +55,8 @@ export async function getObjectAgainst (baseline: S3Target, now: S3Target) {
     urls.push(await getSignedUrl(client, new GetObjectCommand({ Bucket: 'bench', Key: 'get-object.bin' }), { expiresIn: 3600 }))
     client.destroy()
   }
-  const [baselineGet, get] = await alternating(urls.map((url) => () => (seconds: number) => loop(url, {}, seconds)))
-  return { baselineGet, get }
+  const [direct, baselineGet, get] = await alternating(urls.map((url) => () => (seconds: number) => loop(url, {}, seconds)))
+  return { direct, baselineGet, get }
 }
 
 /** The server's peak RSS growth while lib-storage uploads `mib` MiB in parts of 16 MiB, 4 at once, and the seconds it took. */
