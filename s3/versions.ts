@@ -14,20 +14,19 @@ export const CURRENT = 'null'
 
 const noSuchVersion = () => new S3Error('NoSuchVersion', 404, 'The specified version does not exist.')
 
-/** The version `id` of `bucket/key`: 404 for another path's or another user's. */
-async function versionOf (files: FileService, userId: string, bucket: string, key: string, id: string) {
-  const version = await files.versions?.find(userId, id).catch((error: unknown) => {
-    if (error instanceof NotFoundError) return undefined
+/** `work` on the versions of a key, which names each by its path: a version of another path, of
+ *  another user's, or none is NoSuchVersion. */
+async function onVersions<T> (files: FileService, work: (versions: NonNullable<FileService['versions']>) => Promise<T>): Promise<T> {
+  if (!files.versions) throw noSuchVersion()
+  return await work(files.versions).catch((error: unknown) => {
+    if (error instanceof NotFoundError) throw noSuchVersion()
     throw error
   })
-  if (!version || version.path !== pathOf(bucket, key)) throw noSuchVersion()
-  return version
 }
 
 /** GetObject and HeadObject of a kept version. */
 export async function readVersion (files: FileService, userId: string, bucket: string, key: string, id: string, request: FastifyRequest, reply: FastifyReply) {
-  await versionOf(files, userId, bucket, key, id)
-  const { read } = await files.versions!.read(userId, id, { range: request.method === 'GET' ? parseRange(request.headers.range) : undefined, ...readConditions(request.headers) })
+  const { read } = await onVersions(files, (versions) => versions.read(userId, id, { range: request.method === 'GET' ? parseRange(request.headers.range) : undefined, ...readConditions(request.headers), at: pathOf(bucket, key) }))
   sendObjectHeaders(reply, read.file, key)
   reply.header('x-amz-version-id', id)
   if (read.notModified) return reply.code(304).send()
@@ -40,8 +39,7 @@ export async function readVersion (files: FileService, userId: string, bucket: s
 
 /** DeleteObject of a kept version: gone for good. */
 export async function deleteVersion (files: FileService, userId: string, bucket: string, key: string, id: string) {
-  await versionOf(files, userId, bucket, key, id)
-  await files.versions!.remove(userId, id)
+  await onVersions(files, (versions) => versions.remove(userId, id, pathOf(bucket, key)))
 }
 
 /**

@@ -323,12 +323,17 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
   /** A version as the caller reaches it: of one of their own files, or of a file under a mount of
    *  theirs, at the path they see it by; 404 for any other (DESIGN §13: a grantee reaches ids only
    *  through paths they can see). */
-  async function reachedVersion (userId: string, id: string): Promise<Version & { mount?: ListedMount }> {
+  async function reachedVersion (userId: string, id: string, at?: string): Promise<Version & { mount?: ListedMount }> {
     const version = await versions!.find(id)
-    if (version.userId === userId) return version
+    // Named by a path (S3's key and versionId): a version of another path is none.
+    const seenAt = (path: string | undefined) => path !== undefined && (at === undefined || path === at)
+    if (version.userId === userId) {
+      if (seenAt(version.path)) return version
+      throw versions!.notFound()
+    }
     for (const mount of mounts ? await mounts.listed(userId) : []) {
       const path = mount.ownerId === version.userId ? shownThrough(version.path, mount) : undefined
-      if (path !== undefined) return { ...version, path, mount }
+      if (seenAt(path)) return { ...version, path: path!, mount }
     }
     throw versions!.notFound()
   }
@@ -872,9 +877,10 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
         return await versions.list(owner.userId, ownersPath, continuationToken)
       },
       tokenAfter: async (userId: string, id: string) => versions.tokenAfter(await reachedVersion(userId, id)),
-      /** A version's bytes, described as the file they were (its time and type), and that file's path. */
-      async read (userId: string, id: string, options: ReadConditions & { range?: RangeRequest } = {}) {
-        const version = await reachedVersion(userId, id)
+      /** A version's bytes, described as the file they were (its time and type), and that file's path;
+       *  `at`: 404 unless it is a version of that path. */
+      async read (userId: string, id: string, { at, ...options }: ReadConditions & { range?: RangeRequest, at?: string } = {}) {
+        const version = await reachedVersion(userId, id, at)
         const read = await readAt(version.objectKey, versions.notFound, options, (meta) => ({ ...meta, contentType: version.contentType, lastModified: version.lastModified }))
         return { path: version.path, read }
       },
@@ -890,8 +896,8 @@ export function createFileService ({ store, root, bucket, region, maxFileBytes, 
       },
       /** A version the caller reaches, described at the path they see it by: its size, ETag, type and times. */
       find: reachedVersion,
-      async remove (userId: string, id: string) {
-        const version = await reachedVersion(userId, id)
+      async remove (userId: string, id: string, at?: string) {
+        const version = await reachedVersion(userId, id, at)
         refuseViewer(version.mount)
         await versions.remove(version)
       },

@@ -466,6 +466,7 @@ t.test('a version is read, copied and deleted by its versionId', async (t) => {
   const id = Versions![1].VersionId!
   t.equal(await text((await client.send(new GetObjectCommand({ Bucket: 'kept', Key: 'a.txt', VersionId: id }))).Body), 'first')
   t.match(await refusal(client.send(new GetObjectCommand({ Bucket: 'kept', Key: 'other.txt', VersionId: id }))), { code: 'NoSuchVersion', status: 404 }, 'a version of another key')
+  t.match(await refusal(client.send(new DeleteObjectCommand({ Bucket: 'kept', Key: 'other.txt', VersionId: id }))), { code: 'NoSuchVersion', status: 404 }, 'is not deleted by that key either')
   await client.send(new CopyObjectCommand({ Bucket: 'kept', Key: 'restored.txt', CopySource: `kept/a.txt?versionId=${id}` }))
   t.equal(await text((await client.send(new GetObjectCommand({ Bucket: 'kept', Key: 'restored.txt' }))).Body), 'first', 'copied from the version')
   await client.send(new DeleteObjectCommand({ Bucket: 'kept', Key: 'a.txt', VersionId: id }))
