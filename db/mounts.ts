@@ -48,6 +48,11 @@ const mountOf = (row: MountRow): Mount => ({
 
 const COLUMNS = ['m.name', 's.id', 's.owner_id', 's.owner_org_id', 's.path', 's.role', 's.created_at', 'm.created_at as mounted_at', 's.expires_at'] as const
 
+/** What a listing reads of a mount (see ListedMount). */
+const LISTED_COLUMNS = ['m.name', 's.id', 's.owner_id', 's.path', 's.role'] as const
+const listedOf = (row: { name: string | null, id: string, owner_id: string, path: string, role: ShareRole }): ListedMount =>
+  ({ shareId: row.id, name: row.name!, ownerId: row.owner_id, path: row.path, role: row.role })
+
 /** The share (`s`) has not expired at `now`. */
 const lasting = (now: string) => sql<boolean>`(s.expires_at is null or s.expires_at > ${now})`
 
@@ -125,9 +130,8 @@ export function createMountRepository (db: Kysely<Database>) {
 
     /** The caller's mounts as a listing shows them (no dates: a listing of the top of a tree reads them all), by name. */
     async listed (granteeId: string, now = new Date()): Promise<ListedMount[]> {
-      const rows = await lastingOf(granteeId, now).select(['m.name', 's.id', 's.owner_id', 's.path', 's.role'])
-        .where('m.name', 'is not', null).orderBy('m.name').execute()
-      return rows.map((row) => ({ shareId: row.id, name: row.name!, ownerId: row.owner_id, path: row.path, role: row.role }))
+      const rows = await lastingOf(granteeId, now).select(LISTED_COLUMNS).where('m.name', 'is not', null).orderBy('m.name').execute()
+      return rows.map(listedOf)
     },
 
     /**
@@ -139,12 +143,11 @@ export function createMountRepository (db: Kysely<Database>) {
     async listedPage (granteeId: string, { prefix, after, through, limit }: { prefix: string, after?: string, through?: string, limit: number }, now = new Date()): Promise<ListedMount[]> {
       // As a store lists keys, by their UTF-8 bytes: SQLite's BINARY does, PostgreSQL's "C".
       const entry = sql<string>`(m.name || case when substr(s.path, length(s.path)) = '/' then '/' else '' end)${isPostgres(db) ? sql` collate "C"` : sql``}`
-      let query = lastingOf(granteeId, now).select(['m.name', 's.id', 's.owner_id', 's.path', 's.role']).where('m.name', 'is not', null)
+      let query = lastingOf(granteeId, now).select(LISTED_COLUMNS).where('m.name', 'is not', null)
       if (prefix !== '') query = query.where(beginsWith('m.name', prefix))
       if (after !== undefined) query = query.where(sql<boolean>`${entry} > ${after}`)
       if (through !== undefined) query = query.where(sql<boolean>`${entry} <= ${through}`)
-      const rows = await query.orderBy(entry).limit(limit).execute()
-      return rows.map((row) => ({ shareId: row.id, name: row.name!, ownerId: row.owner_id, path: row.path, role: row.role }))
+      return (await query.orderBy(entry).limit(limit).execute()).map(listedOf)
     },
 
     /** The mounts of share `shareId` that are shown, whoever's. */
