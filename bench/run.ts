@@ -381,32 +381,35 @@ async function main () {
       }
       console.log(`\nWrites of 64 KiB to new paths on fs, against the build in ${checkout}`)
       const folder = await mkdtemp(join(tmpdir(), 'stowage-baseline-'))
-      const baselinePort = nextPort++
-      const baseline = await startService(baselinePort, { ...serviceEnv('fs'), DATABASE_URL: `sqlite:${join(folder, 'stowage.db')}`, STORAGE_DIR: join(folder, 'objects') }, join(checkout, 'dist', 'server.js'))
-      const now = await freshService('fs')
       try {
-        const { baselineRaw, baselineDav, raw, dav } = await newPathsAgainst({ port: baselinePort, headers: jwt }, now)
-        console.log(`raw PUT ${raw.toFixed(0)} req/s (the older build ${baselineRaw.toFixed(0)}); WebDAV PUT ${dav.toFixed(0)} req/s (${baselineDav.toFixed(0)})`)
-        check('fs: raw PUT 64 KiB to new paths / the older build', raw / baselineRaw, 'reported', 'issue 46 asks >= 2 against cefd409')
-        check('fs: WebDAV PUT 64 KiB to new paths / the older build', dav / baselineDav, 'reported', 'issue 46 asks >= 2.5 against cefd409')
+        const baselinePort = nextPort++
+        const baseline = await startService(baselinePort, { ...serviceEnv('fs'), DATABASE_URL: `sqlite:${join(folder, 'stowage.db')}`, STORAGE_DIR: join(folder, 'objects') }, join(checkout, 'dist', 'server.js'))
+        const now = await freshService('fs')
+        try {
+          const { baselineRaw, baselineDav, raw, dav } = await newPathsAgainst({ port: baselinePort, headers: jwt }, now)
+          console.log(`raw PUT ${raw.toFixed(0)} req/s (the older build ${baselineRaw.toFixed(0)}); WebDAV PUT ${dav.toFixed(0)} req/s (${baselineDav.toFixed(0)})`)
+          check('fs: raw PUT 64 KiB to new paths / the older build', raw / baselineRaw, 'reported', 'issue 46 asks >= 2 against cefd409')
+          check('fs: WebDAV PUT 64 KiB to new paths / the older build', dav / baselineDav, 'reported', 'issue 46 asks >= 2.5 against cefd409')
+        } finally {
+          baseline.kill('SIGTERM')
+          now.child.kill('SIGTERM')
+        }
+        // GetObject on the S3 driver: each build its own database, and its own person in the one store.
+        const s3Env = () => ({ S3_API_PORT: String(nextPort++), S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') })
+        const older = { port: nextPort++, env: s3Env(), headers: { authorization: `Bearer ${idp.token({ sub: 'bench-older-build' }, { expiresIn: 3600 })}` } }
+        const olderService = await startService(older.port, { ...serviceEnv('s3', older.env), DATABASE_URL: `sqlite:${join(folder, 'stowage-s3.db')}` }, join(checkout, 'dist', 'server.js'))
+        const nowEnv = s3Env()
+        const current = await freshService('s3', nowEnv)
+        try {
+          const { direct, baselineGet, get } = await getObjectAgainst({ port: older.port, pid: olderService.pid!, headers: older.headers, s3Port: Number(older.env.S3_API_PORT) }, { ...current, s3Port: Number(nowEnv.S3_API_PORT) }, s3)
+          console.log(`s3: GetObject 1 MiB, presigned, ${get.toFixed(0)} req/s (the older build ${baselineGet.toFixed(0)}; the same GET from s3rver itself ${direct.toFixed(0)})`)
+          check('s3: GetObject 1 MiB / the older build', get / baselineGet, 'reported', 'issue 46 asks >= 1.2 against cefd409')
+          check('s3: GetObject 1 MiB / the same GET from s3rver', get / direct, 'reported', 'the store behind both builds')
+        } finally {
+          olderService.kill('SIGTERM')
+          current.child.kill('SIGTERM')
+        }
       } finally {
-        baseline.kill('SIGTERM')
-        now.child.kill('SIGTERM')
-      }
-      // GetObject on the S3 driver: each build its own database, and its own person in the one store.
-      const s3Env = () => ({ S3_API_PORT: String(nextPort++), S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') })
-      const older = { port: nextPort++, env: s3Env(), headers: { authorization: `Bearer ${idp.token({ sub: 'bench-older-build' }, { expiresIn: 3600 })}` } }
-      const olderService = await startService(older.port, { ...serviceEnv('s3', older.env), DATABASE_URL: `sqlite:${join(folder, 'stowage-s3.db')}` }, join(checkout, 'dist', 'server.js'))
-      const nowEnv = s3Env()
-      const current = await freshService('s3', nowEnv)
-      try {
-        const { direct, baselineGet, get } = await getObjectAgainst({ port: older.port, pid: olderService.pid!, headers: older.headers, s3Port: Number(older.env.S3_API_PORT) }, { ...current, s3Port: Number(nowEnv.S3_API_PORT) }, s3)
-        console.log(`s3: GetObject 1 MiB, presigned, ${get.toFixed(0)} req/s (the older build ${baselineGet.toFixed(0)}; the same GET from s3rver itself ${direct.toFixed(0)})`)
-        check('s3: GetObject 1 MiB / the older build', get / baselineGet, 'reported', 'issue 46 asks >= 1.2 against cefd409')
-        check('s3: GetObject 1 MiB / the same GET from s3rver', get / direct, 'reported', 'the store behind both builds')
-      } finally {
-        olderService.kill('SIGTERM')
-        current.child.kill('SIGTERM')
         await rm(folder, { recursive: true, force: true })
       }
     }
