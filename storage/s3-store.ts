@@ -1,6 +1,6 @@
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
-  GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand, UploadPartCopyCommand,
+  GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand, UploadPartCopyCommand,
   type CompletedPart
 } from '@aws-sdk/client-s3'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
@@ -13,6 +13,7 @@ import {
   type StagedObject, type StageOptions
 } from './object-store.js'
 import { firstPart, PART_BUFFERS, partsOf, partWindow, slicesOf } from './s3-parts.js'
+import { createSignedReads } from './s3-signed.js'
 import { createS3StagedWrites, type StreamedPart } from './s3-staged.js'
 
 export interface S3StoreOptions {
@@ -68,6 +69,14 @@ function parseContentRange (header: string | undefined) {
   const match = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(header ?? '')
   return match ? { range: { start: Number(match[1]), end: Number(match[2]) }, size: Number(match[3]) } : undefined
 }
+
+/** What GetObject's and HeadObject's headers say of an object (of a range: its length is the range's). */
+const described = (headers: Record<string, string | undefined>) => ({
+  size: Number(headers['content-length'] ?? 0),
+  lastModified: headers['last-modified'] ? new Date(headers['last-modified']) : new Date(),
+  contentType: headers['content-type'] ?? 'application/octet-stream',
+  etag: headers.etag ?? '""'
+})
 
 /**
  * The body, failed when the store is silent for `idleMs` while it is read (a reader that pauses it,
@@ -135,6 +144,7 @@ export function createS3Client ({ region, endpoint, forcePathStyle, credentials,
 export function createS3Store (options: S3StoreOptions): ObjectStore {
   const { bucket, timeoutMs = 15_000, idleTimeoutMs = 5000, partBytes = DEFAULT_PART_BYTES, log } = options
   const client = createS3Client(options)
+  const signed = createSignedReads(client, bucket, options.forcePathStyle)
   // A part sent as it arrives, whose one attempt may fail: the part is then sent again whole.
   const streamingClient = createS3Client(options, true)
   // The SDK retries, and each attempt has its own requestTimeout: one deadline bounds them all.
@@ -143,14 +153,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
 
   async function head (key: string): Promise<ObjectMeta | undefined> {
     try {
-      const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), deadline())
-      return {
-        key,
-        size: answer.ContentLength ?? 0,
-        lastModified: answer.LastModified ?? new Date(),
-        contentType: answer.ContentType ?? 'application/octet-stream',
-        etag: answer.ETag ?? '""'
-      }
+      return { key, ...described((await signed.head(key, deadline().abortSignal)).headers) }
     } catch (error) {
       if (isNotFound(error)) return undefined
       throw error
@@ -162,7 +165,8 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     const answered = new AbortController()
     const timer = setTimeout(() => answered.abort(new Error(`the store did not answer within ${idleTimeoutMs} ms`)), idleTimeoutMs)
     try {
-      return await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range && rangeHeader(range) }), { abortSignal: answered.signal })
+      const answer = await signed.get(key, range && rangeHeader(range), answered.signal)
+      return { headers: answer.headers, body: answer.body as Readable }
     } finally {
       clearTimeout(timer)
     }
@@ -317,7 +321,7 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     abort: abortUpload,
     readTail: async (tailKey, bytes) => {
       const answer = await getObject(tailKey, { start: 0, end: bytes - 1 })
-      return guardedBody(answer.Body as Readable, idleTimeoutMs, bytes)
+      return guardedBody(answer.body, idleTimeoutMs, bytes)
     },
     putTail: async (tailKey, bytes) => { await putWhole(tailKey, bytes, 'application/octet-stream') },
     deleteTail: async (tailKey) => { await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: tailKey }), deadline()) }
@@ -407,21 +411,21 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
         }
         throw error
       }
-      const served = parseContentRange(answer.ContentRange)
-      const size = served?.size ?? answer.ContentLength ?? 0
+      const contentRange = answer.headers['content-range']
+      const served = parseContentRange(contentRange)
+      const meta = described(answer.headers)
+      const size = served?.size ?? meta.size
       if (range && served?.range.start !== range.start) {
-        (answer.Body as Readable | undefined)?.destroy()
-        throw new Error(`the store answered ${answer.ContentRange ?? 'the whole object'} for bytes ${range.start}-${range.end}`)
+        answer.body.destroy()
+        throw new Error(`the store answered ${contentRange ?? 'the whole object'} for bytes ${range.start}-${range.end}`)
       }
       if (range) range = { start: range.start, end: Math.min(range.end, size - 1) }
       return {
         key,
+        ...meta,
         size,
-        lastModified: answer.LastModified ?? new Date(),
-        contentType: answer.ContentType ?? 'application/octet-stream',
-        etag: answer.ETag ?? '""',
         range,
-        body: guardedBody(answer.Body as Readable, idleTimeoutMs, range ? range.end - range.start + 1 : size)
+        body: guardedBody(answer.body, idleTimeoutMs, range ? range.end - range.start + 1 : size)
       }
     },
 

@@ -1,0 +1,103 @@
+import t from 'tap'
+import { createServer, request, type IncomingMessage } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { startS3Server } from './helpers/s3.js'
+import { startSignatureCheckingS3 } from './helpers/s3-signatures.js'
+
+// The S3 driver reads (GetObject, HeadObject) without the SDK's middleware, signed by SigV4 itself:
+// here through a front that checks every signature as S3 does, and a proxy that fails requests on
+// demand, as a store under load does.
+const store = await startS3Server()
+const signatures = await startSignatureCheckingS3(store)
+t.teardown(async () => { await signatures.close(); await store.close() })
+
+/** A proxy that answers the next `failing.count` GETs with `failing.status` (S3's error body), and counts GETs by path. */
+async function startFailingProxy (target: URL) {
+  const failing = { count: 0, status: 503, code: 'SlowDown' }
+  const gets = new Map<string, number>()
+  const proxy = createServer((incoming, answer) => {
+    if (incoming.method === 'GET') {
+      const path = decodeURIComponent(incoming.url!.split('?')[0])
+      gets.set(path, (gets.get(path) ?? 0) + 1)
+      if (failing.count > 0) {
+        failing.count--
+        incoming.resume()
+        answer.writeHead(failing.status, { 'content-type': 'application/xml' })
+        answer.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${failing.code}</Code><Message>Please reduce your request rate.</Message></Error>`)
+        return
+      }
+    }
+    const upstream = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (reply: IncomingMessage) => {
+      answer.writeHead(reply.statusCode!, reply.headers)
+      reply.pipe(answer)
+    })
+    upstream.on('error', () => answer.destroy())
+    incoming.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => { proxy.closeAllConnections(); proxy.close(() => resolve()) }))
+  return { endpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, failing, gets }
+}
+
+const proxy = await startFailingProxy(new URL(signatures.s3.endpoint))
+const { app, close } = await buildTestApp({ driver: 's3', s3: { ...store, endpoint: proxy.endpoint } })
+t.teardown(close)
+const { key } = await app.stowageKeys.create({ userId: 'alice', orgId: null })
+const alice = bearer(key)
+const keyOf = (path: string) => `/${store.bucket}/users/alice/files/${path}`
+
+// Names whose encoding SigV4 and S3 are particular about: spaces, non-ASCII, "+", "%", the
+// characters encodeURIComponent leaves alone but RFC 3986 does not, and reserved ones.
+const names = ['a b.txt', 'ünï/çødé.txt', 'plus+and%25.txt', "!'()*~.txt", '[x]{y}&=;,@$.txt']
+
+t.test('reads of files of every name are signed as S3 checks them, whole, by range, and before each write', async (t) => {
+  const checked = signatures.counts.checked
+  const refused = signatures.counts.refused
+  for (const name of names) {
+    const path = name.split('/').map(encodeURIComponent).join('/')
+    const content = `the content of ${name}`
+    const put = await app.inject({ method: 'PUT', url: `/api/raw/${path}`, headers: { ...alice, 'content-type': 'text/plain' }, payload: content })
+    t.equal(put.statusCode, 200, `PUT ${name}`)
+    const whole = await app.inject({ url: `/api/raw/${path}`, headers: alice })
+    t.equal(whole.statusCode, 200, `GET ${name}`)
+    t.equal(whole.body, content)
+    t.equal(whole.headers['content-type'], 'text/plain')
+    t.equal(whole.headers.etag, put.headers.etag)
+    const range = await app.inject({ url: `/api/raw/${path}`, headers: { ...alice, range: 'bytes=4-10' } })
+    t.equal(range.statusCode, 206, `GET ${name}, a range`)
+    t.equal(range.body, content.slice(4, 11))
+    t.equal(range.headers['content-range'], `bytes 4-10/${Buffer.byteLength(content)}`)
+    t.equal(proxy.gets.get(keyOf(name)), 2, `${name}: two GetObjects reached the store`)
+  }
+  t.equal(signatures.counts.refused - refused, 0, 'no signature refused')
+  // Each name: a HeadObject before its write, its PutObject, two GetObjects.
+  t.ok(signatures.counts.checked - checked >= 4 * names.length, `${signatures.counts.checked - checked} signatures checked`)
+})
+
+t.test('a read the store refuses for its signature is 503, and the front does check them', async (t) => {
+  const refused = signatures.counts.refused
+  signatures.checking.secretAccessKey = 'not the secret'
+  t.teardown(() => { signatures.checking.secretAccessKey = 'S3RVER' })
+  const read = await app.inject({ url: `/api/raw/${encodeURIComponent('a b.txt')}`, headers: alice })
+  t.equal(read.statusCode, 503)
+  t.same(read.json(), { error: 'the file store is unavailable, try again shortly' })
+  t.equal(signatures.counts.refused - refused, 1, 'refused once: a refusal of the signature is not tried again')
+})
+
+t.test('a GetObject the store answers with 503 or 500 is tried again, three times in all', async (t) => {
+  const path = keyOf('a b.txt')
+  const before = proxy.gets.get(path)!
+  Object.assign(proxy.failing, { count: 2, status: 503, code: 'SlowDown' })
+  const read = await app.inject({ url: `/api/raw/${encodeURIComponent('a b.txt')}`, headers: alice })
+  t.equal(read.statusCode, 200, 'the third attempt succeeds')
+  t.equal(read.body, 'the content of a b.txt')
+  t.equal(proxy.gets.get(path)! - before, 3)
+
+  Object.assign(proxy.failing, { count: 3, status: 500, code: 'InternalError' })
+  const failed = await app.inject({ url: `/api/raw/${encodeURIComponent('a b.txt')}`, headers: alice })
+  t.equal(failed.statusCode, 503, 'three failures: the store is unavailable')
+  t.equal(failed.headers['retry-after'], '5')
+  t.equal(proxy.gets.get(path)! - before, 6, 'and not tried a fourth time')
+  t.equal(proxy.failing.count, 0)
+})
