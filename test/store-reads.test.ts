@@ -1,8 +1,7 @@
 import t from 'tap'
-import { createServer, request, type IncomingMessage } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { startS3Server } from './helpers/s3.js'
+import { startS3Front } from './helpers/s3-front.js'
 import { startSignatureCheckingS3 } from './helpers/s3-signatures.js'
 
 // The S3 driver reads (GetObject, HeadObject) without the SDK's middleware, signed by SigV4 itself:
@@ -12,32 +11,23 @@ const store = await startS3Server()
 const signatures = await startSignatureCheckingS3(store)
 t.teardown(async () => { await signatures.close(); await store.close() })
 
-/** A proxy that answers the next `failing.count` GETs with `failing.status` (S3's error body), and counts GETs by path. */
+/** A front that answers the next `failing.count` GETs with `failing.status` (S3's error body), and counts GETs by path. */
 async function startFailingProxy (target: URL) {
   const failing = { count: 0, status: 503, code: 'SlowDown' }
   const gets = new Map<string, number>()
-  const proxy = createServer((incoming, answer) => {
-    if (incoming.method === 'GET') {
-      const path = decodeURIComponent(incoming.url!.split('?')[0])
-      gets.set(path, (gets.get(path) ?? 0) + 1)
-      if (failing.count > 0) {
-        failing.count--
-        incoming.resume()
-        answer.writeHead(failing.status, { 'content-type': 'application/xml' })
-        answer.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${failing.code}</Code><Message>Please reduce your request rate.</Message></Error>`)
-        return
-      }
-    }
-    const upstream = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (reply: IncomingMessage) => {
-      answer.writeHead(reply.statusCode!, reply.headers)
-      reply.pipe(answer)
-    })
-    upstream.on('error', () => answer.destroy())
-    incoming.pipe(upstream)
+  const front = await startS3Front(target, (incoming, answer) => {
+    if (incoming.method !== 'GET') return false
+    const path = decodeURIComponent(incoming.url!.split('?')[0])
+    gets.set(path, (gets.get(path) ?? 0) + 1)
+    if (failing.count === 0) return false
+    failing.count--
+    incoming.resume()
+    answer.writeHead(failing.status, { 'content-type': 'application/xml' })
+    answer.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${failing.code}</Code><Message>Please reduce your request rate.</Message></Error>`)
+    return true
   })
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => { proxy.closeAllConnections(); proxy.close(() => resolve()) }))
-  return { endpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, failing, gets }
+  t.teardown(front.close)
+  return { endpoint: front.endpoint, failing, gets }
 }
 
 const proxy = await startFailingProxy(new URL(signatures.s3.endpoint))

@@ -1,30 +1,23 @@
 import t from 'tap'
-import { createServer, request, type IncomingMessage } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { startIdp } from './helpers/idp.js'
 import { startS3Server } from './helpers/s3.js'
+import { startS3Front } from './helpers/s3-front.js'
 
 const idp = await startIdp()
 const s3 = await startS3Server()
 t.teardown(async () => { await idp.close(); await s3.close() })
 
-/** An HTTP proxy in front of s3rver that logs each request the service makes: `METHOD /bucket/key`. */
+/** A front before s3rver that logs each request the service makes: `METHOD /bucket/key`. */
 async function startLoggingProxy (target: URL) {
   const log: string[] = []
-  const proxy = createServer((incoming, answer) => {
+  const front = await startS3Front(target, (incoming) => {
     const copied = incoming.headers['x-amz-copy-source'] === undefined ? '' : ` from ${decodeURIComponent(String(incoming.headers['x-amz-copy-source']))}`
     log.push(`${incoming.method} ${decodeURIComponent(incoming.url!.split('?')[0])}${copied}`)
-    const upstream = request({ host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (reply: IncomingMessage) => {
-      answer.writeHead(reply.statusCode!, reply.headers)
-      reply.pipe(answer)
-    })
-    upstream.on('error', () => answer.destroy())
-    incoming.pipe(upstream)
+    return false
   })
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise<void>((resolve) => { proxy.closeAllConnections(); proxy.close(() => resolve()) }))
-  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, log }
+  t.teardown(front.close)
+  return { url: front.endpoint, log }
 }
 
 const proxy = await startLoggingProxy(new URL(s3.endpoint))

@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { startS3Front } from './s3-front.js'
 import { TEST_S3_CREDENTIALS, type S3Server } from './s3.js'
 
 // s3rver never computes SigV4 ("Signature version 4 calculation is unimplemented"): it only
@@ -65,31 +65,22 @@ export async function startSignatureCheckingS3 (s3: S3Server, secretAccessKey = 
   // Changed by a test to see requests refused.
   const checking = { secretAccessKey }
   const counts = { checked: 0, refused: 0 }
-  const front = createServer((req, res) => {
+  const front = await startS3Front(target, (req, res) => {
     const signed = signatures(req.method!, req.url!, req.headers, checking.secretAccessKey)
-    if (signed) {
-      counts.checked++
-      const expected = Buffer.from(signed.expected)
-      if (expected.length !== signed.given.length || !timingSafeEqual(expected, Buffer.from(signed.given))) {
-        counts.refused++
-        req.resume()
-        return refuse(res)
-      }
-    }
-    const upstream = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode!, answer.headers)
-      answer.pipe(res)
-    })
-    upstream.on('error', () => res.destroy())
-    req.pipe(upstream)
+    if (!signed) return false
+    counts.checked++
+    const expected = Buffer.from(signed.expected)
+    if (expected.length === signed.given.length && timingSafeEqual(expected, Buffer.from(signed.given))) return false
+    counts.refused++
+    req.resume()
+    refuse(res)
+    return true
   })
-  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve))
-  const endpoint = `http://127.0.0.1:${(front.address() as AddressInfo).port}`
   return {
     /** The test S3 as the service should see it: through this front. */
-    s3: { ...s3, endpoint } satisfies S3Server,
+    s3: { ...s3, endpoint: front.endpoint } satisfies S3Server,
     counts,
     checking,
-    close: () => new Promise<void>((resolve) => { front.closeAllConnections(); front.close(() => resolve()) })
+    close: front.close
   }
 }
