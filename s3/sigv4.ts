@@ -1,6 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
 import { createMemory } from '../limits.js'
+import { uriEncode } from '../objects.js'
 import { accessDenied, S3Error, signatureMismatch } from './errors.js'
 
 // AWS Signature Version 4 as S3 checks it, written from AWS's description of the algorithm: the
@@ -37,8 +38,6 @@ export interface SignedRequest {
 export const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex')
 const hmac = (key: Buffer | string, text: string) => createHmac('sha256', key).update(text).digest()
 
-/** RFC 3986 encoding, as SigV4 writes names, values and path segments. */
-const encode = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
 
 function decoded (text: string): string {
   try {
@@ -172,10 +171,10 @@ export function readSignature (request: { method: string, url: string, headers: 
   if (!parts.signedHeaders.includes('host')) throw accessDenied('The host header must be signed')
   refuseUnsigned(request.headers, parts.signedHeaders)
 
-  const canonicalPath = rawPath.split('/').map((segment) => encode(decoded(segment))).join('/')
+  const canonicalPath = rawPath.split('/').map((segment) => uriEncode(decoded(segment))).join('/')
   const canonicalQuery = pairs
     .filter(([name]) => !(presigned && name === 'X-Amz-Signature'))
-    .map(([name, value]) => [encode(name), encode(value)])
+    .map(([name, value]) => [uriEncode(name), uriEncode(value)])
     .sort(([a, x], [b, y]) => a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0)
     .map(([name, value]) => `${name}=${value}`).join('&')
   const canonicalHeaders = parts.signedHeaders.map((name) => {

@@ -4,6 +4,7 @@ import { SignatureV4 } from '@smithy/signature-v4'
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { uriEncode } from '../objects.js'
 
 type Secret = string | ArrayBuffer | ArrayBufferView
 const secretBytes = (secret: Secret) => typeof secret === 'string'
@@ -27,10 +28,8 @@ const RETRIED_STATUSES = [429, 500, 502, 503, 504]
 // What is read of a refusal's body for its S3 error code; the rest is let go with its connection.
 const ERROR_BODY_BYTES = 16 * 1024
 
-/** A key as an S3 path: each segment percent-encoded as RFC 3986 and SigV4 ask, its slashes kept. */
-const keyPath = (key: string) => key.split('/')
-  .map((segment) => encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
-  .join('/')
+/** A key as an S3 path: each segment percent-encoded, its slashes kept. */
+const keyPath = (key: string) => key.split('/').map(uriEncode).join('/')
 
 /** The store's refusal, named and numbered as the SDK names its errors, so that one set of rules reads both. */
 class StoreAnswerError extends Error {
