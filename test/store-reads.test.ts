@@ -1,6 +1,6 @@
 import t from 'tap'
 import { bearer, buildTestApp } from './helpers/app.js'
-import { startS3Server } from './helpers/s3.js'
+import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
 import { startS3Front } from './helpers/s3-front.js'
 import { startSignatureCheckingS3 } from './helpers/s3-signatures.js'
 
@@ -68,7 +68,7 @@ t.test('reads of files of every name are signed as S3 checks them, whole, by ran
 t.test('a read the store refuses for its signature is 503, and the front does check them', async (t) => {
   const refused = signatures.counts.refused
   signatures.checking.secretAccessKey = 'not the secret'
-  t.teardown(() => { signatures.checking.secretAccessKey = 'S3RVER' })
+  t.teardown(() => { signatures.checking.secretAccessKey = TEST_S3_CREDENTIALS.secretAccessKey })
   const read = await app.inject({ url: `/api/raw/${encodeURIComponent('a b.txt')}`, headers: alice })
   t.equal(read.statusCode, 503)
   t.same(read.json(), { error: 'the file store is unavailable, try again shortly' })
