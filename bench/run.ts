@@ -405,6 +405,15 @@ async function main () {
           console.log(`s3: GetObject 1 MiB, presigned, ${get.toFixed(0)} req/s (the older build ${baselineGet.toFixed(0)}; the same GET from s3rver itself ${direct.toFixed(0)})`)
           check('s3: GetObject 1 MiB / the older build', get / baselineGet, 'reported', 'issue 46 asks >= 1.2 against cefd409')
           check('s3: GetObject 1 MiB / the same GET from s3rver', get / direct, 'reported', 'the store behind both builds')
+          // A 1 GiB multipart upload (cefd409 joined the parts in one more streamed write): each build
+          // twice, in turn, each upload a new file.
+          const builds = { older: { port: older.port, pid: olderService.pid!, headers: older.headers, s3Port: Number(older.env.S3_API_PORT) }, now: { ...current, s3Port: Number(nowEnv.S3_API_PORT) } }
+          const taken = { older: [] as Array<{ seconds: number, growth: number }>, now: [] as Array<{ seconds: number, growth: number }> }
+          for (const [round, build] of (['older', 'now', 'now', 'older'] as const).entries()) taken[build].push(await multipartUpload(builds[build], 1024, `multipart-${round}.bin`))
+          const rate = (runs: Array<{ seconds: number }>) => 2 * 1024 * 1048576 / 1e6 / runs.reduce((sum, { seconds }) => sum + seconds, 0)
+          const growth = (runs: Array<{ growth: number }>) => Math.max(...runs.map((run) => run.growth)) / 1048576
+          console.log(`s3: 1 GiB multipart upload (lib-storage) ${rate(taken.now).toFixed(1)} MB/s, RSS growth ${growth(taken.now).toFixed(0)} MiB (the older build ${rate(taken.older).toFixed(1)} MB/s, ${growth(taken.older).toFixed(0)} MiB)`)
+          check('s3: 1 GiB multipart upload / the older build', rate(taken.now) / rate(taken.older), 'reported', 'issue 46 asks >= 1.8 against cefd409')
         } finally {
           olderService.kill('SIGTERM')
           current.child.kill('SIGTERM')

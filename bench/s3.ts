@@ -60,14 +60,14 @@ export async function getObjectAgainst (baseline: S3Target, now: S3Target, store
 }
 
 /** The server's peak RSS growth while lib-storage uploads `mib` MiB in parts of 16 MiB, 4 at once, and the seconds it took. */
-export async function multipartUpload (target: S3Target, mib: number) {
+export async function multipartUpload (target: S3Target, mib: number, key = 'multipart.bin') {
   const client = await clientOf(target)
   // Into a bucket that exists (a PUT makes none).
   await fetch(`http://127.0.0.1:${target.port}/api/folders`, { method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body: JSON.stringify({ path: 'bench' }) })
   try {
     const started = performance.now()
     const growth = await peakGrowth(target.pid, async () => {
-      await new Upload({ client, params: { Bucket: 'bench', Key: 'multipart.bin', Body: Readable.from(generatedFile(mib)) }, partSize: 16 * MIB, queueSize: 4 }).done()
+      await new Upload({ client, params: { Bucket: 'bench', Key: key, Body: Readable.from(generatedFile(mib)) }, partSize: 16 * MIB, queueSize: 4 }).done()
     })
     return { growth, seconds: (performance.now() - started) / 1000 }
   } finally {
