@@ -188,14 +188,9 @@ function openSqlite (url: string, options: DialectOptions): SqliteDatabase.Datab
   // 0.2 ms here, on the event loop); a crash of the process loses nothing, a power cut may lose the
   // last commits but never corrupts the file, as the fs driver's unflushed files may go with them
   // (docs/operations.md).
-  database.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${options.queryTimeoutMs ?? 5000}; PRAGMA foreign_keys = ON; PRAGMA cache_size = -${SQLITE_CACHE_KIB}`)
+  database.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${options.queryTimeoutMs ?? 5000}; PRAGMA foreign_keys = ON`)
   return withStatementCache(database)
 }
-
-// SQLite's page cache, where its default holds 2 MiB: once the index of names, which every write,
-// HEAD and listing reads, outgrew that, each write read its pages back from the operating system
-// (docs/operations.md). Pages are held as they are read: a small database takes little of it.
-const SQLITE_CACHE_KIB = 64 * 1024
 
 // Every transaction of the service writes. Begun IMMEDIATE, one takes the write lock at once, waiting
 // its turn (busy_timeout) behind another process's; a deferred one that read first could not take
