@@ -2,6 +2,8 @@ import t from 'tap'
 import Database from 'better-sqlite3'
 import { bearer, buildTestApp } from './helpers/app.js'
 import { createTestDatabase } from './helpers/db.js'
+import { sql } from 'kysely'
+import { openDatabase } from '../db/dialect.js'
 
 t.test('SQLite held by another process past DATABASE_QUERY_TIMEOUT_MS: a write is 503 with Retry-After, never 500, and goes through once it is let go', { skip: process.env.TEST_DATABASE_URL !== undefined && 'SQLite only' }, async (t) => {
   const database = await createTestDatabase({ shared: true })
@@ -26,4 +28,15 @@ t.test('SQLite held by another process past DATABASE_QUERY_TIMEOUT_MS: a write i
   }
   t.equal((await app.inject({ url: '/api/raw/b.txt', headers })).statusCode, 404, 'nothing was written')
   t.equal((await app.inject({ method: 'PUT', url: '/api/raw/b.txt', headers, payload: 'b' })).statusCode, 200)
+})
+
+t.test("SQLite's settings are what docs/operations.md says: WAL, synchronous NORMAL, foreign keys", { skip: process.env.TEST_DATABASE_URL !== undefined && 'SQLite only' }, async (t) => {
+  const database = await createTestDatabase({ shared: true })
+  t.teardown(database.drop)
+  const db = openDatabase(database.url)
+  t.teardown(() => db.destroy())
+  const setting = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(db)).rows[0] as object)[0]
+  t.equal(await setting('journal_mode'), 'wal')
+  t.equal(await setting('synchronous'), 1, 'NORMAL: a commit is written to the WAL, not flushed')
+  t.equal(await setting('foreign_keys'), 1)
 })
