@@ -385,14 +385,17 @@ async function main () {
         const baselinePort = nextPort++
         const baseline = await startService(baselinePort, { ...serviceEnv('fs'), DATABASE_URL: `sqlite:${join(folder, 'stowage.db')}`, STORAGE_DIR: join(folder, 'objects') }, join(checkout, 'dist', 'server.js'))
         const now = await freshService('fs')
+        const fileWriter = startNode(join(here, 'file-writer.js'), { STORAGE_DIR: join(folder, 'file-writer') })
         try {
-          const { baselineRaw, baselineDav, raw, dav } = await newPathsAgainst({ port: baselinePort, headers: jwt }, now)
-          console.log(`raw PUT ${raw.toFixed(0)} req/s (the older build ${baselineRaw.toFixed(0)}); WebDAV PUT ${dav.toFixed(0)} req/s (${baselineDav.toFixed(0)})`)
+          const { baselineRaw, baselineDav, raw, dav, floor } = await newPathsAgainst({ port: baselinePort, headers: jwt }, now, JSON.parse(await firstLine(fileWriter)))
+          console.log(`raw PUT ${raw.toFixed(0)} req/s (the older build ${baselineRaw.toFixed(0)}; a bare file writer ${floor.toFixed(0)}); WebDAV PUT ${dav.toFixed(0)} req/s (${baselineDav.toFixed(0)})`)
           check('fs: raw PUT 64 KiB to new paths / the older build', raw / baselineRaw, 'reported', 'issue 46 asks >= 2 against cefd409')
+          check('fs: raw PUT 64 KiB to new paths / a bare file writer', raw / floor, 'reported', 'the least a server can do: bench/file-writer.ts')
           check('fs: WebDAV PUT 64 KiB to new paths / the older build', dav / baselineDav, 'reported', 'issue 46 asks >= 2.5 against cefd409')
         } finally {
           baseline.kill('SIGTERM')
           now.child.kill('SIGTERM')
+          fileWriter.kill('SIGTERM')
         }
         // GetObject on the S3 driver: each build its own database, and its own person in the one store.
         const s3Env = () => ({ S3_API_PORT: String(nextPort++), S3_CREDENTIALS_KEY: randomBytes(32).toString('base64') })

@@ -75,9 +75,10 @@ export async function propfindOfFolder (target: StreamingTarget, count: number) 
 
 /**
  * PUTs of 64 KiB to new paths, raw and through WebDAV, on `now` against `baseline` (an older build
- * of Stowage, on its own database and folder), in alternating rounds: what issue 46 compares.
+ * of Stowage, on its own database and folder), and raw ones to `fileWriter` (bench/file-writer.ts,
+ * the least a server can do), in alternating rounds: what issue 46 compares.
  */
-export async function newPathsAgainst (baseline: Pick<StreamingTarget, 'port' | 'headers'>, now: Pick<StreamingTarget, 'port' | 'headers'>) {
+export async function newPathsAgainst (baseline: Pick<StreamingTarget, 'port' | 'headers'>, now: Pick<StreamingTarget, 'port' | 'headers'>, fileWriter: { port: number }) {
   const body = Buffer.alloc(64 * 1024, 'n')
   let count = 0
   const loops = []
@@ -90,6 +91,7 @@ export async function newPathsAgainst (baseline: Pick<StreamingTarget, 'port' | 
       () => (seconds: number) => loop(() => `${base}/api/raw/new-paths/raw-${count++}.bin`, { method: 'PUT', headers: { ...bearer, 'content-type': 'application/octet-stream' }, body }, seconds),
       () => (seconds: number) => loop(() => `${base}/dav/new-paths/dav-${count++}.bin`, { method: 'PUT', headers: { ...basic, 'content-type': 'application/octet-stream' }, body }, seconds))
   }
-  const [baselineRaw, baselineDav, raw, dav] = await alternating(loops)
-  return { baselineRaw, baselineDav, raw, dav }
+  loops.push(() => (seconds: number) => loop(() => `http://127.0.0.1:${fileWriter.port}/raw-${count++}.bin`, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body }, seconds))
+  const [baselineRaw, baselineDav, raw, dav, floor] = await alternating(loops)
+  return { baselineRaw, baselineDav, raw, dav, floor }
 }
