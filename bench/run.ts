@@ -411,10 +411,11 @@ async function main () {
           // A 1 GiB multipart upload (cefd409 joined the parts in one more streamed write): each build
           // twice, in turn, each upload a new file.
           const builds = { older: { port: older.port, pid: olderService.pid!, headers: older.headers, s3Port: Number(older.env.S3_API_PORT) }, now: { ...current, s3Port: Number(nowEnv.S3_API_PORT) } }
-          const taken = { older: [] as Array<{ seconds: number, growth: number }>, now: [] as Array<{ seconds: number, growth: number }> }
+          type Upload = Awaited<ReturnType<typeof multipartUpload>>
+          const taken: Record<keyof typeof builds, Upload[]> = { older: [], now: [] }
           for (const [round, build] of (['older', 'now', 'now', 'older'] as const).entries()) taken[build].push(await multipartUpload(builds[build], 1024, `multipart-${round}.bin`))
-          const rate = (runs: Array<{ seconds: number }>) => 2 * 1024 * 1048576 / 1e6 / runs.reduce((sum, { seconds }) => sum + seconds, 0)
-          const growth = (runs: Array<{ growth: number }>) => Math.max(...runs.map((run) => run.growth)) / 1048576
+          const rate = (uploads: Upload[]) => uploads.length * 1024 * 1048576 / 1e6 / uploads.reduce((sum, { seconds }) => sum + seconds, 0)
+          const growth = (uploads: Upload[]) => Math.max(...uploads.map((upload) => upload.growth)) / 1048576
           console.log(`s3: 1 GiB multipart upload (lib-storage) ${rate(taken.now).toFixed(1)} MB/s, RSS growth ${growth(taken.now).toFixed(0)} MiB (the older build ${rate(taken.older).toFixed(1)} MB/s, ${growth(taken.older).toFixed(0)} MiB)`)
           check('s3: 1 GiB multipart upload / the older build', rate(taken.now) / rate(taken.older), 'reported', 'issue 46 asks >= 1.8 against cefd409')
         } finally {

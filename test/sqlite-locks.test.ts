@@ -1,9 +1,9 @@
 import t from 'tap'
 import Database from 'better-sqlite3'
-import { bearer, buildTestApp } from './helpers/app.js'
-import { createTestDatabase } from './helpers/db.js'
 import { sql } from 'kysely'
 import { openDatabase } from '../db/dialect.js'
+import { bearer, buildTestApp } from './helpers/app.js'
+import { createTestDatabase } from './helpers/db.js'
 
 t.test('SQLite held by another process past DATABASE_QUERY_TIMEOUT_MS: a write is 503 with Retry-After, never 500, and goes through once it is let go', { skip: process.env.TEST_DATABASE_URL !== undefined && 'SQLite only' }, async (t) => {
   const database = await createTestDatabase({ shared: true })
