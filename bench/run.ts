@@ -403,14 +403,14 @@ async function main () {
         const olderService = await startService(older.port, { ...serviceEnv('s3', older.env), DATABASE_URL: `sqlite:${join(folder, 'stowage-s3.db')}` }, join(checkout, 'dist', 'server.js'))
         const nowEnv = s3Env()
         const current = await freshService('s3', nowEnv)
+        const builds = { older: { port: older.port, pid: olderService.pid!, headers: older.headers, s3Port: Number(older.env.S3_API_PORT) }, now: { ...current, s3Port: Number(nowEnv.S3_API_PORT) } }
         try {
-          const { direct, baselineGet, get } = await getObjectAgainst({ port: older.port, pid: olderService.pid!, headers: older.headers, s3Port: Number(older.env.S3_API_PORT) }, { ...current, s3Port: Number(nowEnv.S3_API_PORT) }, s3)
+          const { direct, baselineGet, get } = await getObjectAgainst(builds.older, builds.now, s3)
           console.log(`s3: GetObject 1 MiB, presigned, ${get.toFixed(0)} req/s (the older build ${baselineGet.toFixed(0)}; the same GET from s3rver itself ${direct.toFixed(0)})`)
           check('s3: GetObject 1 MiB / the older build', get / baselineGet, 'reported', 'issue 46 asks >= 1.2 against cefd409')
           check('s3: GetObject 1 MiB / the same GET from s3rver', get / direct, 'reported', 'the store behind both builds')
           // A 1 GiB multipart upload (cefd409 joined the parts in one more streamed write): each build
           // twice, in turn, each upload a new file.
-          const builds = { older: { port: older.port, pid: olderService.pid!, headers: older.headers, s3Port: Number(older.env.S3_API_PORT) }, now: { ...current, s3Port: Number(nowEnv.S3_API_PORT) } }
           type Upload = Awaited<ReturnType<typeof multipartUpload>>
           const taken: Record<keyof typeof builds, Upload[]> = { older: [], now: [] }
           for (const [round, build] of (['older', 'now', 'now', 'older'] as const).entries()) taken[build].push(await multipartUpload(builds[build], 1024, `multipart-${round}.bin`))

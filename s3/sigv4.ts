@@ -38,7 +38,6 @@ export interface SignedRequest {
 export const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex')
 const hmac = (key: Buffer | string, text: string) => createHmac('sha256', key).update(text).digest()
 
-
 function decoded (text: string): string {
   try {
     return decodeURIComponent(text)
