@@ -3,30 +3,40 @@ import { SerializerSelector } from '@fastify/fast-json-stringify-compiler'
 import type { FastifyServerOptions } from 'fastify'
 
 type CompilersFactory = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>
+type BuildValidator = NonNullable<CompilersFactory['buildValidator']>
 type BuildSerializer = NonNullable<CompilersFactory['buildSerializer']>
-type Serializer = ReturnType<ReturnType<BuildSerializer>>
 
 // Fastify compiles every route's schemas again for each instance it builds, into compilers of that
 // instance. A process runs one service, but a host mounting it twice, or a test file building an
 // app per case, paid about half a second of CPU each time, most of it fast-json-stringify's code
-// generation. These are the same compilers, shared by every instance of the process: Ajv keeps its
-// compiled validators by schema, and serializers are kept here by schema, for the same shared
-// schemas and options (TypeBox's schemas are module constants, the same objects in every instance).
-const buildFastJson = SerializerSelector()
-const serializers = new Map<string, WeakMap<object, Serializer>>()
+// generation and Ajv's. These are the same compilers, shared by every instance of the process,
+// keeping what they compiled by the schema's text: many routes build their schemas when they are
+// registered (`answer(…, Type.Ref(Usage))`), so the objects are new in each instance while the text
+// is the same. What a validator or serializer does depends on nothing else (its route's method and
+// URL only name it in errors at compile time), given the same shared schemas and options.
+type AnyBuild = (externalSchemas: never, options?: never) => (route: never) => unknown
+type Compile = (route: { schema: unknown }) => unknown
 
-const buildSerializer: BuildSerializer = (externalSchemas, serializerOpts) => {
-  const key = JSON.stringify([externalSchemas, serializerOpts ?? null])
-  let compiled = serializers.get(key)
-  if (!compiled) serializers.set(key, compiled = new WeakMap())
-  const compile = buildFastJson(externalSchemas, serializerOpts)
-  const known = compiled
-  return (route) => {
-    const schema = route.schema as object
-    let serialize = known.get(schema)
-    if (!serialize) known.set(schema, serialize = compile(route))
-    return serialize
+function compiledByText<Build extends AnyBuild> (build: Build): Build {
+  const buildCompile = build as unknown as (externalSchemas: unknown, options?: unknown) => Compile
+  const byOptions = new Map<string, Map<string, unknown>>()
+  const shared = (externalSchemas: unknown, options?: unknown) => {
+    const key = JSON.stringify([externalSchemas, options ?? null])
+    let known = byOptions.get(key)
+    if (!known) byOptions.set(key, known = new Map())
+    const compile = buildCompile(externalSchemas, options)
+    const compiled = known
+    return (route: { schema: unknown }) => {
+      const text = JSON.stringify(route.schema)
+      let done = compiled.get(text)
+      if (done === undefined) compiled.set(text, done = compile(route))
+      return done
+    }
   }
+  return shared as unknown as Build
 }
 
-export const sharedCompilers: CompilersFactory = { buildValidator: AjvCompiler(), buildSerializer }
+export const sharedCompilers: CompilersFactory = {
+  buildValidator: compiledByText<BuildValidator>(AjvCompiler()),
+  buildSerializer: compiledByText<BuildSerializer>(SerializerSelector())
+}

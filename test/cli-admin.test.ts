@@ -25,7 +25,7 @@ async function cli (argv: string[], env: Record<string, string> = {}) {
 }
 
 t.test('admin create-key gives a first key on a fresh database, no identity provider needed', async (t) => {
-  const database = await createTestDatabase({ shared: true })
+  const database = await createTestDatabase({ shared: true, empty: true })
   t.teardown(database.drop)
   const created = await cli(['admin', 'create-key', '--user', 'alice', '--name', 'first', '--init', '--json'], { DATABASE_URL: database.url })
   t.equal(created.code, 0, created.stderr)
@@ -42,7 +42,7 @@ t.test('admin create-key gives a first key on a fresh database, no identity prov
 })
 
 t.test('admin create-org records the organization and prints it', async (t) => {
-  const database = await createTestDatabase({ shared: true })
+  const database = await createTestDatabase({ shared: true, empty: true })
   t.teardown(database.drop)
   const created = await cli(['admin', 'create-org', '--name', 'Acme', '--aws-account-id', '123456789012', '--auth-mode', 'aws-sso', '--init'], { DATABASE_URL: database.url })
   t.equal(created.code, 0, created.stderr)
