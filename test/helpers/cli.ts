@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { NODE_ARGS } from './server.js'
+import { bundled } from './bundle.js'
 import { sampleRss } from './streams.js'
 
-/** The `stowage` command as a process of its own, run with this process's TypeScript loader (its
- *  environment may be a client's own: the AWS CLI runs it as a credential_process). */
-export const CLI_COMMAND = [process.execPath, ...NODE_ARGS, fileURLToPath(new URL('../../cli/main.ts', import.meta.url))]
+/** The `stowage` command as a process of its own, bundled (./bundle.ts), so that it needs nothing
+ *  from its environment, which may be a client's own: the AWS CLI runs it as a credential_process. */
+export const CLI_COMMAND = [process.execPath, await bundled('cli')]
 
 /** A command in a process of its own, its peak resident memory growth sampled meanwhile. Not
  *  spawnSync: the server answering the command runs in this process. */

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { pathToFileURL } from 'node:url'
+import { bundled } from './bundle.js'
 
 const SETPRIV = '/usr/bin/setpriv'
 
@@ -34,12 +35,14 @@ export interface ServerProcess {
   exited: Promise<number | null>
 }
 
-/** `server.ts` (or another command) in a process of its own, as an operator runs it; resolves once it
- *  listens. The command runs with this process's TypeScript loader, unless it is compiled (`bare`). */
+/** The server (or another command) in a process of its own, as an operator runs it; resolves once it
+ *  listens. The server runs bundled (./bundle.ts); another command with this process's TypeScript
+ *  loader, unless it is compiled (`bare`). */
 export async function startServerProcess (
-  env: Record<string, string>, command = ['server.ts'], { cwd, bare = false }: { cwd?: string, bare?: boolean } = {}
+  env: Record<string, string>, command?: string[], { cwd, bare = false }: { cwd?: string, bare?: boolean } = {}
 ): Promise<ServerProcess> {
-  const child = spawnTied(process.execPath, [...(bare ? [] : NODE_ARGS), ...command], {
+  const args = command ? [...(bare ? [] : NODE_ARGS), ...command] : [await bundled('server')]
+  const child = spawnTied(process.execPath, args, {
     cwd,
     // The 'listening' line is logged at info.
     env: { ...process.env, PORT: '0', ...env, LOG_LEVEL: 'info' },
