@@ -10,7 +10,6 @@ import { shellEnv } from './helpers/shell-env.js'
 // The other production path: the package as npm packs it, installed into an empty folder with its
 // production dependencies only, gives the `stowage` command and the service.
 t.setTimeout(600_000)
-const skip = process.env.TEST_DATABASE_URL ? 'the package runs on its embedded defaults; the SQLite run covers it' : false
 
 /**
  * A lockfile for a host project that depends on the packed package: the package's production
@@ -36,7 +35,7 @@ function hostLockfile (tarball: string, integrity: string): object {
   }
 }
 
-t.test('the packed package, installed into an empty folder, serves and administers', { skip, timeout: 600_000 }, async (t) => {
+t.test('the packed package, installed into an empty folder, serves and administers', { timeout: 600_000 }, async (t) => {
   t.ok(existsSync('dist/server.js'), 'built (npm ci runs the build)')
   const work = mkdtempSync(join(tmpdir(), 'stowage-package-'))
   t.teardown(() => rmSync(work, { recursive: true, force: true }))
