@@ -22,10 +22,9 @@ function compiledByText<Build extends AnyBuild> (build: Build): Build {
   const byOptions = new Map<string, Map<string, unknown>>()
   const shared = (externalSchemas: unknown, options?: unknown) => {
     const key = JSON.stringify([externalSchemas, options ?? null])
-    let known = byOptions.get(key)
-    if (!known) byOptions.set(key, known = new Map())
+    const compiled = byOptions.get(key) ?? new Map<string, unknown>()
+    byOptions.set(key, compiled)
     const compile = buildCompile(externalSchemas, options)
-    const compiled = known
     return (route: { schema: unknown }) => {
       const text = JSON.stringify(route.schema)
       let done = compiled.get(text)

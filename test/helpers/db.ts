@@ -20,7 +20,7 @@ export async function createTestDatabase ({ shared = false, empty = false } = {}
     return { url: `sqlite:${join(dir, 'stowage.db')}`, drop: () => rm(dir, { recursive: true, force: true }) }
   }
   const name = `stowage_test_${randomBytes(6).toString('hex')}`
-  const template = empty ? 'template1' : await migratedTemplate(server)
+  const template = empty ? 'template1' : await (migrated ??= migratedTemplate(server))
   await onServer(server, (admin) => admin.query(`create database ${name} template ${template}`))
   return {
     url: databaseUrl(server, name),
@@ -41,6 +41,8 @@ async function onServer<T> (server: string, work: (admin: pg.Client) => Promise<
     await admin.end()
   }
 }
+
+let migrated: Promise<string> | undefined
 
 /** A database on `server` holding what db/migrations.ts makes, named after that file's text, built by
  *  the first test process to ask (the others wait on an advisory lock) under a name of its own and
