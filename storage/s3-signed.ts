@@ -52,15 +52,23 @@ async function refusalCode (body: IncomingMessage | undefined): Promise<string |
   return /<Code>([^<]{1,100})<\/Code>/.exec(text)?.[1]
 }
 
+type Method = 'GET' | 'HEAD' | 'PUT'
+/** What a request sends besides its key: headers, and a PUT's body with its hash (hex SHA-256, signed). */
+interface Sent {
+  headers: Record<string, string>
+  payload?: { body: Buffer, sha256: string }
+}
+
 const transient = (error: unknown) => !(error instanceof StoreAnswerError) || RETRIED_STATUSES.includes(error.$metadata.httpStatusCode)
 
 /**
- * GetObject and HeadObject without the SDK's middleware: signed by its SignatureV4 with the
- * client's credentials, region and endpoint, sent by the client's own request handler (its
- * connections and timeouts), three attempts in all as the SDK's standard retries make. The
- * middleware cost a 1 MiB GetObject about as much CPU as relaying its bytes (docs/design.md).
+ * GetObject, HeadObject and the PutObject of a body in memory without the SDK's middleware: signed
+ * by its SignatureV4 with the client's credentials, region and endpoint (a PUT's payload by its
+ * SHA-256, as the SDK signs it), sent by the client's own request handler (its connections and
+ * timeouts), three attempts in all as the SDK's standard retries make. The middleware cost a 1 MiB
+ * GetObject about as much CPU as relaying its bytes, and a 64 KiB PutObject more (docs/design.md).
  */
-export function createSignedReads (client: S3Client, bucket: string, forcePathStyle: boolean | undefined) {
+export function createSignedRequests (client: S3Client, bucket: string, forcePathStyle: boolean | undefined) {
   const { config } = client
   const signer = new SignatureV4({ credentials: config.credentials, region: config.region, service: 's3', sha256: NodeSha256, uriEscapePath: false, applyChecksum: false })
   let base: Promise<URL> | undefined
@@ -78,7 +86,7 @@ export function createSignedReads (client: S3Client, bucket: string, forcePathSt
     }).url
   }
 
-  async function attempt (method: 'GET' | 'HEAD', key: string, headers: Record<string, string>, abortSignal: AbortSignal): Promise<HttpResponse> {
+  async function attempt (method: Method, key: string, { headers, payload }: Sent, abortSignal: AbortSignal): Promise<HttpResponse> {
     const url = await (base ??= bucketUrl().catch((error) => { base = undefined; throw error }))
     const request = new HttpRequest({
       method,
@@ -86,22 +94,23 @@ export function createSignedReads (client: S3Client, bucket: string, forcePathSt
       hostname: url.hostname,
       port: url.port ? Number(url.port) : undefined,
       path: `${url.pathname.replace(/\/$/, '')}/${keyPath(key)}`,
-      headers: { ...headers, host: url.host, 'x-amz-content-sha256': EMPTY_BODY_SHA256 }
+      headers: { ...headers, host: url.host, 'x-amz-content-sha256': payload?.sha256 ?? EMPTY_BODY_SHA256 },
+      body: payload?.body
     })
     const signed = await signer.sign(request) as HttpRequest
     const { response } = await config.requestHandler.handle(signed, { abortSignal })
     const body = response.body as IncomingMessage | undefined
-    // A body left unread keeps its connection from the pool: HEAD's (empty) is read at once.
-    if (method === 'HEAD') body?.resume()
+    // A body left unread keeps its connection from the pool: HEAD's and a PUT's (empty) are read at once.
+    if (method !== 'GET' && response.statusCode < 300) body?.resume()
     if (response.statusCode < 300) return response
     throw new StoreAnswerError(response.statusCode, await refusalCode(body), method)
   }
 
   /** `method` of `key`, retried when the store or the connection failed on the way, until `abortSignal`. */
-  async function send (method: 'GET' | 'HEAD', key: string, headers: Record<string, string>, abortSignal: AbortSignal) {
+  async function send (method: Method, key: string, sent: Sent, abortSignal: AbortSignal) {
     for (let tried = 1; ; tried++) {
       try {
-        return await attempt(method, key, headers, abortSignal)
+        return await attempt(method, key, sent, abortSignal)
       } catch (error) {
         if (tried === ATTEMPTS || abortSignal.aborted || !transient(error)) throw abortSignal.aborted ? abortSignal.reason : error
         await sleep(Math.random() * 100 * 2 ** tried, undefined, { signal: abortSignal }).catch(() => {})
@@ -110,7 +119,12 @@ export function createSignedReads (client: S3Client, bucket: string, forcePathSt
   }
 
   return {
-    get: (key: string, range: string | undefined, abortSignal: AbortSignal) => send('GET', key, range ? { range } : {}, abortSignal),
-    head: (key: string, abortSignal: AbortSignal) => send('HEAD', key, {}, abortSignal)
+    get: (key: string, range: string | undefined, abortSignal: AbortSignal) => send('GET', key, { headers: range ? { range } : {} }, abortSignal),
+    head: (key: string, abortSignal: AbortSignal) => send('HEAD', key, { headers: {} }, abortSignal),
+    /** PutObject of `body`, with `headers` (its type, S3's conditions); answers S3's headers (its ETag). */
+    put: (key: string, body: Buffer, headers: Record<string, string>, abortSignal: AbortSignal) => send('PUT', key, {
+      headers: { ...headers, 'content-length': String(body.length) },
+      payload: { body, sha256: createHash('sha256').update(body).digest('hex') }
+    }, abortSignal)
   }
 }

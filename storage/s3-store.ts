@@ -1,6 +1,6 @@
 import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CopyObjectCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
-  GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, PutObjectCommand, S3Client, UploadPartCommand, UploadPartCopyCommand,
+  GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, S3Client, UploadPartCommand, UploadPartCopyCommand,
   type CompletedPart
 } from '@aws-sdk/client-s3'
 import { NodeHttpHandler } from '@smithy/node-http-handler'
@@ -13,7 +13,7 @@ import {
   type StagedObject, type StageOptions
 } from './object-store.js'
 import { firstPart, PART_BUFFERS, partsOf, partWindow, slicesOf } from './s3-parts.js'
-import { createSignedReads } from './s3-signed.js'
+import { createSignedRequests } from './s3-signed.js'
 import { createS3StagedWrites, type StreamedPart } from './s3-staged.js'
 
 export interface S3StoreOptions {
@@ -58,9 +58,14 @@ function storeRefusal (error: unknown): unknown {
 
 /** What the publisher found at the key, for S3 to enforce itself: that ETag still there, or still nothing. */
 type Expected = { current: ObjectMeta | undefined } | undefined
-const storeConditions = (expected: Expected) => expected === undefined
+const storeConditions = (expected: Expected): { IfMatch?: string, IfNoneMatch?: string } => expected === undefined
   ? {}
   : expected.current ? { IfMatch: expected.current.etag } : { IfNoneMatch: '*' }
+/** The same, as the headers of a request signed by hand. */
+function conditionHeaders (expected: Expected): Record<string, string> {
+  const { IfMatch, IfNoneMatch } = storeConditions(expected)
+  return { ...IfMatch !== undefined && { 'if-match': IfMatch }, ...IfNoneMatch !== undefined && { 'if-none-match': IfNoneMatch } }
+}
 
 const rangeHeader = ({ start, end }: ByteRange) => `bytes=${start}-${Number.isFinite(end) ? end : ''}`
 
@@ -144,7 +149,7 @@ export function createS3Client ({ region, endpoint, forcePathStyle, credentials,
 export function createS3Store (options: S3StoreOptions): ObjectStore {
   const { bucket, timeoutMs = 15_000, idleTimeoutMs = 5000, partBytes = DEFAULT_PART_BYTES, log } = options
   const client = createS3Client(options)
-  const signed = createSignedReads(client, bucket, options.forcePathStyle)
+  const signed = createSignedRequests(client, bucket, options.forcePathStyle)
   // A part sent as it arrives, whose one attempt may fail: the part is then sent again whole.
   const streamingClient = createS3Client(options, true)
   // The SDK retries, and each attempt has its own requestTimeout: one deadline bounds them all.
@@ -192,11 +197,9 @@ export function createS3Store (options: S3StoreOptions): ObjectStore {
     return { key, size, contentType, etag, lastModified: await publishedAt(key, etag, sent) }
   }
 
-  /** One PutObject of a body already in memory. */
+  /** One PutObject of a body already in memory, signed by hand (storage/s3-signed.ts). */
   const putWhole = (key: string, body: Buffer, contentType: string, expected?: Expected) => published(key, body.length, contentType, async () =>
-    (await client.send(new PutObjectCommand({
-      Bucket: bucket, Key: key, Body: body, ContentLength: body.length, ContentType: contentType, ...storeConditions(expected)
-    }), deadline())).ETag)
+    (await signed.put(key, body, { 'content-type': contentType, ...conditionHeaders(expected) }, deadline().abortSignal)).headers.etag)
 
   async function abortUpload (key: string, uploadId: string) {
     await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId }), deadline()).catch((abortError) => {

@@ -47,33 +47,46 @@ export function signatures (method: string, rawUrl: string, headers: IncomingMes
   return { expected: hmac(key, stringToSign).toString('hex'), given: signed.given }
 }
 
-function refuse (res: ServerResponse) {
-  res.writeHead(403, { 'content-type': 'application/xml' })
-  res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>SignatureDoesNotMatch</Code>' +
-    '<Message>The request signature we calculated does not match the signature you provided.</Message></Error>')
+function refuse (res: ServerResponse, status: number, code: string, message: string) {
+  res.writeHead(status, { 'content-type': 'application/xml' })
+  res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${message}</Message></Error>`)
 }
 
 /**
  * A front before the test S3 that checks every signed request's SigV4 signature (presigned, or in
  * its Authorization header: the service's own requests) with its secret and answers 403
- * SignatureDoesNotMatch, as S3 does, when it does not match. Point the service (S3_ENDPOINT) at
- * `endpoint` so that its requests and the URLs it presigns come here. The bodies' own hashes and
- * chunk signatures are not checked: the S3 endpoint's tests check those of real clients.
+ * SignatureDoesNotMatch, as S3 does, when it does not match, and a payload signed by its SHA-256
+ * against the body that came (400 XAmzContentSHA256Mismatch). Point the service (S3_ENDPOINT) at
+ * `endpoint` so that its requests and the URLs it presigns come here. Chunk signatures are not
+ * checked: the S3 endpoint's tests check those of real clients.
  */
 export async function startSignatureCheckingS3 (s3: S3Server, secretAccessKey = TEST_S3_CREDENTIALS.secretAccessKey) {
   const target = new URL(s3.endpoint)
   // Changed by a test to see requests refused.
   const checking = { secretAccessKey }
-  const counts = { checked: 0, refused: 0 }
-  const front = await startS3Front(target, (req, res) => {
+  const counts = { checked: 0, refused: 0, payloadsChecked: 0 }
+  const front = await startS3Front(target, (req, res, forward) => {
     const signed = signatures(req.method!, req.url!, req.headers, checking.secretAccessKey)
     if (!signed) return false
     counts.checked++
     const expected = Buffer.from(signed.expected)
-    if (expected.length === signed.given.length && timingSafeEqual(expected, Buffer.from(signed.given))) return false
-    counts.refused++
-    req.resume()
-    refuse(res)
+    if (expected.length !== signed.given.length || !timingSafeEqual(expected, Buffer.from(signed.given))) {
+      counts.refused++
+      req.resume()
+      refuse(res, 403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.')
+      return true
+    }
+    const payload = String(req.headers['x-amz-content-sha256'] ?? '')
+    if (!/^[0-9a-f]{64}$/.test(payload)) return false
+    // A payload signed by its hash: S3 reads the body whole before it stores any of it.
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => {
+      const body = Buffer.concat(chunks)
+      counts.payloadsChecked++
+      if (createHash('sha256').update(body).digest('hex') === payload) return forward(body)
+      counts.refused++
+      refuse(res, 400, 'XAmzContentSHA256Mismatch', 'The provided \'x-amz-content-sha256\' header does not match what was computed.')
+    })
     return true
   })
   return {

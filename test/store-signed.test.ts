@@ -4,22 +4,28 @@ import { startS3Server, TEST_S3_CREDENTIALS } from './helpers/s3.js'
 import { startS3Front } from './helpers/s3-front.js'
 import { startSignatureCheckingS3 } from './helpers/s3-signatures.js'
 
-// The S3 driver reads (GetObject, HeadObject) without the SDK's middleware, signed by SigV4 itself:
-// here through a front that checks every signature as S3 does, and a proxy that fails requests on
-// demand, as a store under load does.
+// The S3 driver reads (GetObject, HeadObject) and writes a body in memory (PutObject) without the
+// SDK's middleware, signed by SigV4 itself: here through a front that checks every signature and
+// signed payload as S3 does, and a proxy that fails requests on demand, as a store under load does.
 const store = await startS3Server()
 const signatures = await startSignatureCheckingS3(store)
 t.teardown(async () => { await signatures.close(); await store.close() })
 
-/** A front that answers the next `failing.count` GETs with `failing.status` (S3's error body), and counts GETs by path. */
+/** A front that answers the next `failing.count` GetObjects or PutObjects (`failing.method`) with
+ *  `failing.status` (S3's error body), and counts them by path, keeping the last PutObject's headers. */
 async function startFailingProxy (target: URL) {
-  const failing = { count: 0, status: 503, code: 'SlowDown' }
+  const failing = { count: 0, method: 'GET', status: 503, code: 'SlowDown' }
   const gets = new Map<string, number>()
+  const puts = new Map<string, number>()
+  const lastPut: { headers?: Record<string, unknown> } = {}
   const front = await startS3Front(target, (incoming, answer) => {
-    if (incoming.method !== 'GET') return false
+    // A CopyObject (a replaced file kept as a version) is a PUT too: not counted, never failed.
+    const counted = incoming.method === 'GET' ? gets : incoming.method === 'PUT' && !incoming.headers['x-amz-copy-source'] ? puts : undefined
+    if (!counted) return false
     const path = decodeURIComponent(incoming.url!.split('?')[0])
-    gets.set(path, (gets.get(path) ?? 0) + 1)
-    if (failing.count === 0) return false
+    counted.set(path, (counted.get(path) ?? 0) + 1)
+    if (incoming.method === 'PUT') lastPut.headers = incoming.headers
+    if (failing.count === 0 || incoming.method !== failing.method) return false
     failing.count--
     incoming.resume()
     answer.writeHead(failing.status, { 'content-type': 'application/xml' })
@@ -27,7 +33,7 @@ async function startFailingProxy (target: URL) {
     return true
   })
   t.teardown(front.close)
-  return { endpoint: front.endpoint, failing, gets }
+  return { endpoint: front.endpoint, failing, gets, puts, lastPut }
 }
 
 const proxy = await startFailingProxy(new URL(signatures.s3.endpoint))
@@ -41,9 +47,10 @@ const keyOf = (path: string) => `/${store.bucket}/users/alice/files/${path}`
 // characters encodeURIComponent leaves alone but RFC 3986 does not, and reserved ones.
 const names = ['a b.txt', 'ünï/çødé.txt', 'plus+and%25.txt', "!'()*~.txt", '[x]{y}&=;,@$.txt']
 
-t.test('reads of files of every name are signed as S3 checks them, whole, by range, and before each write', async (t) => {
+t.test('writes and reads of files of every name are signed as S3 checks them: the write with its payload\'s hash, the reads whole, by range, and before each write', async (t) => {
   const checked = signatures.counts.checked
   const refused = signatures.counts.refused
+  const payloads = signatures.counts.payloadsChecked
   for (const name of names) {
     const path = name.split('/').map(encodeURIComponent).join('/')
     const content = `the content of ${name}`
@@ -59,8 +66,10 @@ t.test('reads of files of every name are signed as S3 checks them, whole, by ran
     t.equal(range.body, content.slice(4, 11))
     t.equal(range.headers['content-range'], `bytes 4-10/${Buffer.byteLength(content)}`)
     t.equal(proxy.gets.get(keyOf(name)), 2, `${name}: two GetObjects reached the store`)
+    t.equal(proxy.puts.get(keyOf(name)), 1, `${name}: one PutObject reached the store`)
   }
-  t.equal(signatures.counts.refused - refused, 0, 'no signature refused')
+  t.equal(signatures.counts.refused - refused, 0, 'no signature or payload refused')
+  t.ok(signatures.counts.payloadsChecked - payloads >= names.length, 'each PutObject\'s body checked against the SHA-256 it was signed with')
   // Each name: a HeadObject before its write, its PutObject, two GetObjects.
   t.ok(signatures.counts.checked - checked >= 4 * names.length, `${signatures.counts.checked - checked} signatures checked`)
 })
@@ -90,4 +99,35 @@ t.test('a GetObject the store answers with 503 or 500 is tried again, three time
   t.equal(failed.headers['retry-after'], '5')
   t.equal(proxy.gets.get(path)! - before, 6, 'and not tried a fourth time')
   t.equal(proxy.failing.count, 0)
+})
+
+t.test('a PutObject the store answers with 503 or 500 is sent again, three times in all; the file stays as it was', async (t) => {
+  const path = keyOf('retried.txt')
+  Object.assign(proxy.failing, { count: 2, method: 'PUT', status: 503, code: 'SlowDown' })
+  const put = await app.inject({ method: 'PUT', url: '/api/raw/retried.txt', headers: alice, payload: 'first' })
+  t.equal(put.statusCode, 200, 'the third attempt succeeds')
+  t.equal(proxy.puts.get(path), 3)
+
+  Object.assign(proxy.failing, { count: 3, method: 'PUT', status: 500, code: 'InternalError' })
+  const failed = await app.inject({ method: 'PUT', url: '/api/raw/retried.txt', headers: alice, payload: 'second' })
+  t.equal(failed.statusCode, 503, 'three failures: the store is unavailable')
+  t.equal(failed.headers['retry-after'], '5')
+  t.equal(proxy.puts.get(path), 6, 'and not sent a fourth time')
+  t.equal((await app.inject({ url: '/api/raw/retried.txt', headers: alice })).body, 'first')
+  t.equal(proxy.failing.count, 0)
+})
+
+t.test('a conditional write hands its condition to the store, and the store\'s own refusal is 412', async (t) => {
+  const created = await app.inject({ method: 'PUT', url: '/api/raw/conditional.txt', headers: { ...alice, 'if-none-match': '*' }, payload: 'one' })
+  t.equal(created.statusCode, 200)
+  t.equal(proxy.lastPut.headers?.['if-none-match'], '*', 'If-None-Match: * sent with the PutObject')
+  const etag = created.headers.etag as string
+  // A writer that bypassed Stowage changed the object between the look and the PutObject: S3 refuses it.
+  Object.assign(proxy.failing, { count: 1, method: 'PUT', status: 412, code: 'PreconditionFailed' })
+  const refused = await app.inject({ method: 'PUT', url: '/api/raw/conditional.txt', headers: { ...alice, 'if-match': etag }, payload: 'two' })
+  t.equal(refused.statusCode, 412)
+  t.same(refused.json(), { error: 'the file has changed (the store refused the write)' })
+  t.equal(proxy.lastPut.headers?.['if-match'], etag, 'If-Match sent with the PutObject')
+  t.equal((await app.inject({ url: '/api/raw/conditional.txt', headers: alice })).body, 'one')
+  t.equal(proxy.failing.count, 0, 'the refusal was not tried again')
 })
