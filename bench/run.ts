@@ -21,6 +21,7 @@ import { startCountingReceiver, waitingPolls, wakeAcross } from './changes.js'
 import { getObjectAgainst, multipartUpload, presignedAgainstRaw } from './s3.js'
 import { imagesAgainstRaw } from './images.js'
 import { davAgainstRaw, newPathsAgainst, propfindOfFolder } from './webdav.js'
+import { alternating } from './http-loop.js'
 import { fillListed, fillSearched, indexAgainstStore, LISTED_FILES, searchMedian } from './names.js'
 import { openDatabase } from '../db/dialect.js'
 import { measureKeyVerification } from './key-verification.js'
@@ -500,13 +501,15 @@ async function main () {
             { title: `${driver}: JSON PUT 64 KiB, one path`, url: at('/api/files/bench/one.json.bin'), headers: { ...jwt, 'content-type': 'application/json' }, put: { body: json } }
           ], 4)
           check(`${driver}: raw PUT one path / distinct paths`, onePath / distinct, atLeast(0.8))
-          const [loopOnePath, loopDistinct] = [await putLoop(onePathTarget, 5), await putLoop(distinctTarget, 5)]
+          // The same PUTs straight to the store (s3rver takes them unsigned): what Stowage adds to a write on S3.
+          const bare = { title: 's3: PutObject 64 KiB, distinct keys, straight to s3rver', url: `${s3.endpoint}/${s3.bucket}/bench/bare/`, headers: { 'content-type': 'application/octet-stream' }, put: { body, eachPath: true } }
+          // In alternating rounds: s3rver speeds up for tens of seconds under load, and a loop run after another had the faster store.
+          const looped = driver === 's3' ? [onePathTarget, distinctTarget, bare] : [onePathTarget, distinctTarget]
+          const rates = await alternating(looped.map((target) => () => (seconds: number) => putLoop(target, seconds, false)))
+          rates.forEach((rate, i) => console.log(`${(looped[i].title + ' (node:http loop)').padEnd(58)} ${rate.toFixed(0).padStart(7)} req/s`))
+          const [loopOnePath, loopDistinct, loopBare] = rates
           check(`${driver}: raw PUT one path / distinct paths, node:http loop`, loopOnePath / loopDistinct, atLeast(0.8))
-          if (driver === 's3') {
-            // The same PUTs straight to the store (s3rver takes them unsigned): what Stowage adds to a write on S3.
-            const bare = { title: 's3: PutObject 64 KiB, distinct keys, straight to s3rver', url: `${s3.endpoint}/${s3.bucket}/bench/bare/`, headers: { 'content-type': 'application/octet-stream' }, put: { body, eachPath: true } }
-            check('s3: raw PUT distinct paths / bare PutObject, node:http loops', loopDistinct / await putLoop(bare, 5), 'reported', 'aim >= 0.8 once a write makes at most two store requests (issue 32)')
-          }
+          if (loopBare !== undefined) check('s3: raw PUT distinct paths / bare PutObject, node:http loops', loopDistinct / loopBare, 'reported', 'aim >= 0.8 once a write makes at most two store requests (issue 32)')
           check(`${driver}: raw PUT one path / health`, onePath / health, 'reported')
           check(`${driver}: JSON PUT one path / health`, jsonOnePath / health, 'reported')
           /** Overwrites of one path on a fresh service, warmed by a first loop, with versions on or off. */
