@@ -5,27 +5,27 @@ import { startS3Front } from './helpers/s3-front.js'
 import { startSignatureCheckingS3 } from './helpers/s3-signatures.js'
 
 // The S3 driver reads (GetObject, HeadObject) and writes a body in memory (PutObject) without the
-// SDK's middleware, signed by SigV4 itself: here through a front that checks every signature and
-// signed payload as S3 does, and a proxy that fails requests on demand, as a store under load does.
+// SDK's middleware, signed by SigV4 itself, and copies and deletes through the SDK: here through a
+// front that checks every signature and signed payload as S3 does, and a proxy that fails requests
+// on demand, as a store under load does.
 const store = await startS3Server()
 const signatures = await startSignatureCheckingS3(store)
 t.teardown(async () => { await signatures.close(); await store.close() })
 
-/** A front that answers the next `failing.count` GetObjects or PutObjects (`failing.method`) with
- *  `failing.status` (S3's error body), and counts them by path, keeping the last PutObject's headers. */
+/** A front that answers the next `failing.count` GetObjects, PutObjects or CopyObjects
+ *  (`failing.method`: GET, PUT or COPY) with `failing.status` and S3's error body (a CopyObject's
+ *  with 200: S3's failure during a copy), and counts them by path, keeping the last PutObject's headers. */
 async function startFailingProxy (target: URL) {
   const failing = { count: 0, method: 'GET', status: 503, code: 'SlowDown' }
-  const gets = new Map<string, number>()
-  const puts = new Map<string, number>()
+  const counts = { GET: new Map<string, number>(), PUT: new Map<string, number>(), COPY: new Map<string, number>() }
   const lastPut: { headers?: Record<string, unknown> } = {}
   const front = await startS3Front(target, (incoming, answer) => {
-    // A CopyObject (a replaced file kept as a version) is a PUT too: not counted, never failed.
-    const counted = incoming.method === 'GET' ? gets : incoming.method === 'PUT' && !incoming.headers['x-amz-copy-source'] ? puts : undefined
-    if (!counted) return false
+    const method = incoming.method === 'PUT' && incoming.headers['x-amz-copy-source'] ? 'COPY' : incoming.method
+    if (method !== 'GET' && method !== 'PUT' && method !== 'COPY') return false
     const path = decodeURIComponent(incoming.url!.split('?')[0])
-    counted.set(path, (counted.get(path) ?? 0) + 1)
-    if (incoming.method === 'PUT') lastPut.headers = incoming.headers
-    if (failing.count === 0 || incoming.method !== failing.method) return false
+    counts[method].set(path, (counts[method].get(path) ?? 0) + 1)
+    if (method === 'PUT') lastPut.headers = incoming.headers
+    if (failing.count === 0 || method !== failing.method) return false
     failing.count--
     incoming.resume()
     answer.writeHead(failing.status, { 'content-type': 'application/xml' })
@@ -33,7 +33,7 @@ async function startFailingProxy (target: URL) {
     return true
   })
   t.teardown(front.close)
-  return { endpoint: front.endpoint, failing, gets, puts, lastPut }
+  return { endpoint: front.endpoint, failing, gets: counts.GET, puts: counts.PUT, copies: counts.COPY, lastPut }
 }
 
 const proxy = await startFailingProxy(new URL(signatures.s3.endpoint))
@@ -130,4 +130,49 @@ t.test('a conditional write hands its condition to the store, and the store\'s o
   t.equal(proxy.lastPut.headers?.['if-match'], etag, 'If-Match sent with the PutObject')
   t.equal((await app.inject({ url: '/api/raw/conditional.txt', headers: alice })).body, 'one')
   t.equal(proxy.failing.count, 0, 'the refusal was not tried again')
+})
+
+t.test('a version kept, a copy, a delete to the trash and its restore, of a name S3 is particular about, pass the signature check', async (t) => {
+  const refused = signatures.counts.refused
+  const name = 'ünï/kept & copied+1.txt'
+  const url = `/api/raw/${name.split('/').map(encodeURIComponent).join('/')}`
+  t.equal((await app.inject({ method: 'PUT', url, headers: alice, payload: 'first' })).statusCode, 200)
+  const second = await app.inject({ method: 'PUT', url, headers: alice, payload: 'second' })
+  t.equal(second.statusCode, 200)
+  const { versions } = (await app.inject({ url: `/api/versions?path=${encodeURIComponent(name)}`, headers: alice })).json() as { versions: Array<{ id: string }> }
+  t.equal(versions.length, 1, 'the first content kept as a version')
+  t.equal((await app.inject({ url: `/api/versions/${versions[0].id}`, headers: alice })).body, 'first')
+
+  const copied = await app.inject({ method: 'POST', url: '/api/copies', headers: alice, payload: { from: name, to: 'a copy.txt' } })
+  t.equal(copied.statusCode, 200)
+  t.equal(copied.json().etag, second.headers.etag, 'the copy\'s ETag, as the store answered it')
+  t.equal((await app.inject({ url: `/api/raw/${encodeURIComponent('a copy.txt')}`, headers: alice })).body, 'second')
+
+  const deleted = await app.inject({ method: 'DELETE', url, headers: alice })
+  t.equal(deleted.statusCode, 204)
+  t.equal((await app.inject({ url, headers: alice })).statusCode, 404, 'deleted from the store')
+  const restored = await app.inject({ method: 'POST', url: `/api/trash/${deleted.headers['stowage-trash-id']}/restore`, headers: alice })
+  t.equal(restored.statusCode, 200)
+  t.equal((await app.inject({ url, headers: alice })).body, 'second', 'restored from the trash')
+  t.ok((proxy.copies.get(keyOf('a copy.txt')) ?? 0) >= 1, 'the copy made by a CopyObject')
+  t.equal(signatures.counts.refused - refused, 0, 'no signature refused')
+})
+
+t.test('a CopyObject the store answers with 200 and an error is tried again, three times in all; the file it would replace stays', async (t) => {
+  t.equal((await app.inject({ method: 'PUT', url: '/api/raw/versioned.txt', headers: alice, payload: 'one' })).statusCode, 200)
+  const versionsOf = async () => ((await app.inject({ url: '/api/versions?path=versioned.txt', headers: alice })).json() as { versions: unknown[] }).versions.length
+  const copies = () => [...proxy.copies.entries()].filter(([path]) => path.includes('/stowage-versions/')).reduce((sum, [, count]) => sum + count, 0)
+  const before = copies()
+  Object.assign(proxy.failing, { count: 2, method: 'COPY', status: 200, code: 'InternalError' })
+  t.equal((await app.inject({ method: 'PUT', url: '/api/raw/versioned.txt', headers: alice, payload: 'two' })).statusCode, 200, 'the third attempt keeps the version')
+  t.equal(copies() - before, 3)
+  t.equal(await versionsOf(), 1)
+
+  Object.assign(proxy.failing, { count: 3, method: 'COPY', status: 200, code: 'InternalError' })
+  const failed = await app.inject({ method: 'PUT', url: '/api/raw/versioned.txt', headers: alice, payload: 'three' })
+  t.equal(failed.statusCode, 503, 'three failures: the store is unavailable')
+  t.equal(copies() - before, 6, 'and not tried a fourth time')
+  t.equal((await app.inject({ url: '/api/raw/versioned.txt', headers: alice })).body, 'two', 'the file as it was')
+  t.equal(await versionsOf(), 1, 'no version recorded')
+  t.equal(proxy.failing.count, 0)
 })
