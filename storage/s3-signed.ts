@@ -100,10 +100,10 @@ export function createSignedRequests (client: S3Client, bucket: string, forcePat
     const signed = await signer.sign(request) as HttpRequest
     const { response } = await config.requestHandler.handle(signed, { abortSignal })
     const body = response.body as IncomingMessage | undefined
+    if (response.statusCode >= 300) throw new StoreAnswerError(response.statusCode, await refusalCode(body), method)
     // A body left unread keeps its connection from the pool: HEAD's and a PUT's (empty) are read at once.
-    if (method !== 'GET' && response.statusCode < 300) body?.resume()
-    if (response.statusCode < 300) return response
-    throw new StoreAnswerError(response.statusCode, await refusalCode(body), method)
+    if (method !== 'GET') body?.resume()
+    return response
   }
 
   /** `method` of `key`, retried when the store or the connection failed on the way, until `abortSignal`. */

@@ -27,7 +27,7 @@ function signatureOf (params: Array<readonly [string, string]>, headers: Incomin
 }
 
 /** The signature a signed request should carry and the one it carries, recomputed from the request
- *  as it arrived; undefined for a request that carries none. */
+ *  as it arrived, and the payload hash it signed; undefined for a request that carries none. */
 export function signatures (method: string, rawUrl: string, headers: IncomingMessage['headers'], secretAccessKey: string) {
   const [path, query = ''] = rawUrl.split('?', 2)
   const params = query.split('&').filter(Boolean).map((pair) => {
@@ -44,7 +44,7 @@ export function signatures (method: string, rawUrl: string, headers: IncomingMes
   const scope = `${date}/${region}/${service}/aws4_request`
   const stringToSign = ['AWS4-HMAC-SHA256', signed.amzDate, scope, sha256(canonicalRequest)].join('\n')
   const key = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, date), region), service), 'aws4_request')
-  return { expected: hmac(key, stringToSign).toString('hex'), given: signed.given }
+  return { expected: hmac(key, stringToSign).toString('hex'), given: signed.given, payload: signed.payload }
 }
 
 function refuse (res: ServerResponse, status: number, code: string, message: string) {
@@ -76,7 +76,7 @@ export async function startSignatureCheckingS3 (s3: S3Server, secretAccessKey = 
       refuse(res, 403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.')
       return true
     }
-    const payload = String(req.headers['x-amz-content-sha256'] ?? '')
+    const { payload } = signed
     if (!/^[0-9a-f]{64}$/.test(payload)) return false
     // A payload signed by its hash: S3 reads the body whole before it stores any of it.
     const chunks: Buffer[] = []
